@@ -1,0 +1,133 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"strings"
+	"time"
+)
+
+// config is every setting of lmosdir serve. Each is a flag and an LMOSDIR_* variable named
+// after it (--max-ttl is LMOSDIR_MAX_TTL); a flag given on the command line wins.
+type config struct {
+	Listen          string
+	DatabaseURL     string
+	BaseURL         string
+	MaxBodyBytes    int64
+	DefaultPageSize int
+	MaxPageSize     int
+	PurgeInterval   time.Duration
+	MaxTTL          time.Duration
+	LogLevel        string
+	LogFormat       string
+	MigrateOnStart  bool
+	DBMaxConns      int
+	ShutdownTimeout time.Duration
+}
+
+func parseConfig(command string, args []string, stderr io.Writer) (config, error) {
+	var cfg config
+	fs := flag.NewFlagSet("lmosdir "+command, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Listen, "listen", ":8080", "address to serve HTTP on")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL (postgres://user:pass@host:5432/db)")
+	fs.StringVar(&cfg.BaseURL, "base-url", "", "absolute URL clients reach the directory at (default http://localhost:<listen port>)")
+	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", 1<<20, "largest request body accepted, in bytes")
+	fs.IntVar(&cfg.DefaultPageSize, "default-page-size", 100, "page size of /things when offset is given without limit")
+	fs.IntVar(&cfg.MaxPageSize, "max-page-size", 1000, "largest page of /things; larger limits are cut to it")
+	fs.DurationVar(&cfg.PurgeInterval, "purge-interval", time.Minute, "how often expired registrations are deleted")
+	fs.DurationVar(&cfg.MaxTTL, "max-ttl", 30*24*time.Hour, "longest registration a client may ask for with ttl or expires (0: no limit)")
+	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&cfg.LogFormat, "log-format", "json", "json or text")
+	fs.BoolVar(&cfg.MigrateOnStart, "migrate-on-start", true, "apply pending database migrations at start")
+	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "largest number of database connections")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish after SIGTERM")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if err := applyEnvironment(fs); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.complete()
+}
+
+// applyEnvironment sets every flag not given on the command line from its variable.
+func applyEnvironment(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envName(f.Name)
+		value, ok := os.LookupEnv(name)
+		if given[f.Name] || !ok {
+			return
+		}
+		if err := fs.Set(f.Name, value); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", name, value, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func envName(flagName string) string {
+	return "LMOSDIR_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func (c *config) complete() error {
+	if c.DatabaseURL == "" {
+		return errors.New("no database: set --database-url or LMOSDIR_DATABASE_URL to a postgres:// URL")
+	}
+	if c.BaseURL == "" {
+		_, port, err := net.SplitHostPort(c.Listen)
+		if err != nil {
+			return fmt.Errorf("listen address %q: %w", c.Listen, err)
+		}
+		c.BaseURL = "http://localhost:" + port
+	}
+	switch {
+	case c.MaxBodyBytes <= 0:
+		return errors.New("max-body-bytes must be positive")
+	case c.DefaultPageSize <= 0 || c.MaxPageSize <= 0:
+		return errors.New("page sizes must be positive")
+	case c.DefaultPageSize > c.MaxPageSize:
+		return errors.New("default-page-size must not exceed max-page-size")
+	case c.PurgeInterval <= 0:
+		return errors.New("purge-interval must be positive")
+	case c.MaxTTL < 0:
+		return errors.New("max-ttl must not be negative")
+	case c.DBMaxConns <= 0:
+		return errors.New("db-max-conns must be positive")
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		return err
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return fmt.Errorf("log-format %q: use json or text", c.LogFormat)
+	}
+	return nil
+}
+
+func parseLevel(name string) (slog.Level, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(name)); err != nil {
+		return level, fmt.Errorf("log-level %q: use debug, info, warn or error", name)
+	}
+	return level, nil
+}
+
+func newLogger(cfg config) *slog.Logger {
+	level, _ := parseLevel(cfg.LogLevel)
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}

@@ -1,0 +1,445 @@
+// Package postgres is the directory.Store on PostgreSQL, for production and for several
+// replicas sharing one database.
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/lmosdir/lmosdir/directory"
+)
+
+// Options tune a Store.
+type Options struct {
+	// MaxConns is the size of the connection pool; 0 keeps pgxpool's default (the greater
+	// of 4 and the number of CPUs) or the pool_max_conns of the URL.
+	MaxConns int32
+	// MigrateOnOpen applies the embedded migrations before the store opens.
+	MigrateOnOpen bool
+}
+
+// Store is a directory.Store on a pgx connection pool.
+type Store struct {
+	pool *pgxpool.Pool
+}
+
+var _ directory.Store = (*Store)(nil)
+
+// Open connects to the database at databaseURL (postgres://...). It fails when the schema
+// is dirty; a schema that is merely behind opens, and Ready reports it until migrated.
+func Open(ctx context.Context, databaseURL string, opts Options) (*Store, error) {
+	if opts.MigrateOnOpen {
+		if err := MigrateUp(ctx, databaseURL); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := pgxpool.ParseConfig(databaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("parsing the database URL: %w", err)
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("opening the database pool: %w", err)
+	}
+	s := &Store{pool: pool}
+	// Reading the schema version is also the ping.
+	if _, err := s.schemaVersion(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the pool, waiting for connections in use to be released.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// A row is live when it has no expiry or expires after $now; every read repeats this.
+const (
+	thingColumns = `id, document, created, modified, expires, ttl`
+
+	// doc is jsonb, which cannot hold every JSON text (see jsonbCopy): $3 is a readable
+	// copy in the rare case the registered bytes are not, else NULL, which saves sending
+	// the document twice.
+	docExpr = `COALESCE($3::jsonb, convert_from($2, 'UTF8')::jsonb)`
+
+	insertThing = `INSERT INTO things AS t (id, document, doc, created, modified, expires, ttl, member_seq)
+VALUES ($1, $2, ` + docExpr + `, $4, $5, $6, $7, nextval('things_member_seq'))`
+
+	// An expired row counts as absent: the new Thing takes its place as a newcomer, with
+	// its own created time and a new member_seq. The statement calls nextval exactly once,
+	// so currval equals the row's member_seq exactly when the row got the new number, that
+	// is when the Thing was created (comparing created times would not do: concurrent
+	// Puts may carry the same one).
+	putSQL = insertThing + `
+ON CONFLICT (id) DO UPDATE SET
+	document = EXCLUDED.document,
+	doc = EXCLUDED.doc,
+	created = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.created ELSE EXCLUDED.created END,
+	modified = EXCLUDED.modified,
+	expires = EXCLUDED.expires,
+	ttl = EXCLUDED.ttl,
+	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.member_seq ELSE EXCLUDED.member_seq END
+RETURNING member_seq = currval('things_member_seq')`
+
+	// A live row makes the WHERE false, so nothing is written and no row is affected.
+	createSQL = insertThing + `
+ON CONFLICT (id) DO UPDATE SET
+	document = EXCLUDED.document,
+	doc = EXCLUDED.doc,
+	created = EXCLUDED.created,
+	modified = EXCLUDED.modified,
+	expires = EXCLUDED.expires,
+	ttl = EXCLUDED.ttl,
+	member_seq = EXCLUDED.member_seq
+WHERE t.expires IS NOT NULL AND t.expires <= $8`
+
+	getSQL = `SELECT ` + thingColumns + ` FROM things
+WHERE id = $1 AND (expires IS NULL OR expires > $2)`
+
+	lockSQL = getSQL + ` FOR UPDATE`
+
+	updateSQL = `UPDATE things SET document = $2, doc = ` + docExpr + `,
+	created = $4, modified = $5, expires = $6, ttl = $7
+WHERE id = $1`
+
+	deleteSQL = `DELETE FROM things WHERE id = $1 AND (expires IS NULL OR expires > $2)`
+
+	listSQL = `SELECT ` + thingColumns + ` FROM things
+WHERE expires IS NULL OR expires > $1
+ORDER BY id OFFSET $2 LIMIT $3`
+
+	// A member_seq is never reused, so the set of live member_seqs changes exactly when
+	// the set of live ids does. count and max(member_seq) alone would miss a swap: Puts
+	// may commit out of sequence order, so a newcomer can have a smaller number than a
+	// member that left at the same time. An XOR of hashes changes with any single swap
+	// and, short of a 64-bit collision, with any larger one.
+	membershipSQL = `SELECT count(*), COALESCE(bit_xor(hashint8extended(member_seq, 0)), 0)
+FROM things WHERE expires IS NULL OR expires > $1`
+
+	// The expiry test is repeated outside the subquery so that PostgreSQL checks it again
+	// on the row version it deletes: a Thing that a concurrent Put renewed after this
+	// statement's snapshot survives. SKIP LOCKED lets replicas purge side by side instead
+	// of queueing on the same rows.
+	purgeSQL = `DELETE FROM things
+WHERE id IN (SELECT id FROM things WHERE expires <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
+	AND expires <= $1`
+
+	versionSQL = `SELECT version, dirty FROM ` + migrationsTable + ` LIMIT 1`
+)
+
+// purgeBatch bounds each purge statement so that a huge purge is many short transactions
+// rather than one long one holding locks on everything it deletes.
+const purgeBatch = 1000
+
+// Put creates or replaces t.
+func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (created bool, err error) {
+	if !storableID(t.ID) {
+		return false, unstorableID(t.ID)
+	}
+	err = s.pool.QueryRow(ctx, putSQL, append(thingArgs(t), now)...).Scan(&created)
+	if err != nil {
+		return false, writeError("putting", t.ID, err)
+	}
+	return created, nil
+}
+
+// Create inserts t unless a live Thing has its ID.
+func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) error {
+	if !storableID(t.ID) {
+		return unstorableID(t.ID)
+	}
+	tag, err := s.pool.Exec(ctx, createSQL, append(thingArgs(t), now)...)
+	if err != nil {
+		return writeError("creating", t.ID, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return directory.ErrExists
+	}
+	return nil
+}
+
+// Get returns the live Thing with id.
+func (s *Store) Get(ctx context.Context, id string, now time.Time) (directory.Thing, error) {
+	if !storableID(id) {
+		return directory.Thing{}, directory.ErrNotFound
+	}
+	t, err := scanThing(s.pool.QueryRow(ctx, getSQL, id, now))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return directory.Thing{}, directory.ErrNotFound
+	}
+	if err != nil {
+		return directory.Thing{}, fmt.Errorf("getting thing %q: %w", id, err)
+	}
+	return t, nil
+}
+
+// Update replaces the live Thing with id by what change makes of it, holding the row lock
+// in between so that no other write to id can interleave.
+func (s *Store) Update(ctx context.Context, id string, now time.Time, change func(directory.Thing) (directory.Thing, error)) error {
+	if !storableID(id) {
+		return directory.ErrNotFound
+	}
+	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		current, err := scanThing(tx.QueryRow(ctx, lockSQL, id, now))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return directory.ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("reading thing %q for update: %w", id, err)
+		}
+		next, err := change(current)
+		if err != nil {
+			return err
+		}
+		if next.ID != id {
+			return fmt.Errorf("updating thing %q: the change returned a Thing with id %q; an update cannot rename", id, next.ID)
+		}
+		if _, err := tx.Exec(ctx, updateSQL, thingArgs(next)...); err != nil {
+			return writeError("updating", id, err)
+		}
+		return nil
+	})
+}
+
+// Delete removes the live Thing with id.
+func (s *Store) Delete(ctx context.Context, id string, now time.Time) error {
+	if !storableID(id) {
+		return directory.ErrNotFound
+	}
+	tag, err := s.pool.Exec(ctx, deleteSQL, id, now)
+	if err != nil {
+		return fmt.Errorf("deleting thing %q: %w", id, err)
+	}
+	if tag.RowsAffected() == 0 {
+		return directory.ErrNotFound
+	}
+	return nil
+}
+
+// List streams the live Things of page to fn in id order.
+func (s *Store) List(ctx context.Context, page directory.Page, now time.Time, fn func(directory.Thing) error) error {
+	var limit any // NULL: LIMIT ALL
+	if page.Limit > 0 {
+		limit = page.Limit
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, listSQL, now, page.Offset, limit)
+	if err != nil {
+		return fmt.Errorf("listing things: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanThing(rows)
+		if err != nil {
+			return fmt.Errorf("listing things: %w", err)
+		}
+		if err := fn(t); err != nil {
+			// Closing the rows would read the rest of the result, as long as finishing
+			// the listing; canceling first gives up the connection instead.
+			cancel()
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("listing things: %w", err)
+	}
+	return nil
+}
+
+// Membership counts the live Things and tags their set.
+func (s *Store) Membership(ctx context.Context, now time.Time) (directory.Membership, error) {
+	var m directory.Membership
+	var hash int64
+	if err := s.pool.QueryRow(ctx, membershipSQL, now).Scan(&m.Total, &hash); err != nil {
+		return directory.Membership{}, fmt.Errorf("reading the membership: %w", err)
+	}
+	m.Tag = fmt.Sprintf("%d-%016x", m.Total, uint64(hash))
+	return m, nil
+}
+
+// PurgeExpired deletes the Things that expired at or before now, in batches.
+func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
+	total := 0
+	for {
+		tag, err := s.pool.Exec(ctx, purgeSQL, now, purgeBatch)
+		if err != nil {
+			return total, fmt.Errorf("purging expired things: %w", err)
+		}
+		total += int(tag.RowsAffected())
+		if tag.RowsAffected() < purgeBatch {
+			return total, nil
+		}
+	}
+}
+
+// Ready checks that the database answers and its schema is the one this binary expects.
+func (s *Store) Ready(ctx context.Context) error {
+	version, err := s.schemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case version < latestVersion:
+		return fmt.Errorf("database schema is at version %d but this lmosdir needs version %d: run lmosdir migrate up", version, latestVersion)
+	case version > latestVersion:
+		return fmt.Errorf("database schema is at version %d, newer than the version %d this lmosdir knows: upgrade lmosdir", version, latestVersion)
+	}
+	return nil
+}
+
+// schemaVersion reads the applied migration version, 0 when none is. A dirty schema is an
+// error because no request should run on a half-migrated schema.
+func (s *Store) schemaVersion(ctx context.Context) (uint, error) {
+	var version int64
+	var dirty bool
+	err := s.pool.QueryRow(ctx, versionSQL).Scan(&version, &dirty)
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.Is(err, pgx.ErrNoRows), errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table
+		return 0, nil
+	case err != nil:
+		return 0, fmt.Errorf("reaching the database: %w", err)
+	case dirty:
+		return 0, &DirtyError{Version: int(version)}
+	}
+	return uint(version), nil
+}
+
+// thingArgs are the parameters $1..$7 of insertThing and updateSQL.
+func thingArgs(t directory.Thing) []any {
+	var expires, ttl any // NULL when absent
+	if !t.Expires.IsZero() {
+		expires = t.Expires
+	}
+	if t.TTL != 0 {
+		ttl = t.TTL
+	}
+	return []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl}
+}
+
+func scanThing(row pgx.Row) (directory.Thing, error) {
+	var t directory.Thing
+	var expires *time.Time
+	var ttl *float64
+	if err := row.Scan(&t.ID, &t.Document, &t.Created, &t.Modified, &expires, &ttl); err != nil {
+		return directory.Thing{}, err
+	}
+	t.Created = t.Created.UTC()
+	t.Modified = t.Modified.UTC()
+	if expires != nil {
+		t.Expires = expires.UTC()
+	}
+	if ttl != nil {
+		t.TTL = *ttl
+	}
+	return t, nil
+}
+
+// storableID reports whether PostgreSQL's text can hold id: no other id can be stored, so
+// none can be found either, and the server would answer with an error rather than no row.
+func storableID(id string) bool {
+	return utf8.ValidString(id) && !strings.ContainsRune(id, 0)
+}
+
+func unstorableID(id string) error {
+	return &directory.RequestError{Field: "$.id", Detail: fmt.Sprintf("the id %q cannot be stored: it must be UTF-8 text without NUL characters", id)}
+}
+
+// writeError explains the one way a valid TD can fail to be stored: PostgreSQL's numeric
+// type, which jsonb uses for numbers, has a bounded range (131072 digits before the
+// decimal point and 16383 after), unlike JSON's.
+func writeError(action, id string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "22003" { // numeric_value_out_of_range
+		return &directory.RequestError{Field: "$", Detail: "the TD contains a number beyond the range this directory can index: " + pgErr.Message}
+	}
+	return fmt.Errorf("%s thing %q: %w", action, id, err)
+}
+
+// replacementEscape stands for what jsonb cannot hold; it is as long as any \uXXXX escape,
+// so replacing one keeps the offsets of everything else.
+const replacementEscape = `\ufffd`
+
+// jsonbCopy returns nil when PostgreSQL reads document as jsonb as it is, and otherwise a
+// copy it can read, for the query column only (the registered bytes are still served).
+// JSON allows what jsonb rejects: the escape \u0000 (text cannot hold NUL), escaped
+// surrogates that do not pair up, and bytes that are not UTF-8. Each becomes U+FFFD,
+// which is also what Go's encoding/json reads for the last two.
+func jsonbCopy(document []byte) []byte {
+	buf, copied := document, false
+	if !utf8.Valid(buf) {
+		buf, copied = bytes.ToValidUTF8(buf, []byte("\uFFFD")), true
+	}
+	// A backslash can only occur inside a JSON string, so there is no need to track
+	// where strings start and end.
+	for i := bytes.IndexByte(buf, '\\'); i >= 0 && i+1 < len(buf); {
+		escape := 2
+		if r, ok := escapedRune(buf[i:]); ok {
+			escape = 6
+			bad := r == 0
+			switch {
+			case r >= 0xD800 && r < 0xDC00: // high surrogate: needs a low one next
+				if low, ok := escapedRune(buf[i+6:]); ok && low >= 0xDC00 && low < 0xE000 {
+					escape = 12
+				} else {
+					bad = true
+				}
+			case utf16.IsSurrogate(r): // a low surrogate on its own
+				bad = true
+			}
+			if bad {
+				if !copied {
+					buf, copied = bytes.Clone(buf), true
+				}
+				copy(buf[i:], replacementEscape)
+			}
+		}
+		next := bytes.IndexByte(buf[i+escape:], '\\')
+		if next < 0 {
+			break
+		}
+		i += escape + next
+	}
+	if !copied {
+		return nil
+	}
+	return buf
+}
+
+// escapedRune decodes the \uXXXX escape at the start of b.
+func escapedRune(b []byte) (rune, bool) {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
+}

@@ -1,0 +1,235 @@
+// Package directory is the core of lmosdir: registering, reading, updating, listing and
+// expiring Thing Descriptions. It knows no HTTP and no SQL; a Store keeps the data.
+package directory
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	"github.com/google/uuid"
+
+	"github.com/lmosdir/lmosdir/td"
+)
+
+// Options tune a Service.
+type Options struct {
+	// MaxTTL is the longest registration a client may ask for with ttl or expires; 0: no limit.
+	MaxTTL time.Duration
+	// Clock returns the current time; time.Now when nil.
+	Clock func() time.Time
+}
+
+// Service is the directory's behavior on top of a Store.
+type Service struct {
+	store     Store
+	validator *td.Validator
+	maxTTL    time.Duration
+	clock     func() time.Time
+}
+
+// NewService returns a Service keeping Things in store and validating them with validator.
+func NewService(store Store, validator *td.Validator, opts Options) *Service {
+	clock := opts.Clock
+	if clock == nil {
+		clock = time.Now
+	}
+	return &Service{store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock}
+}
+
+// Now is the directory's current time, at the precision the stores keep.
+func (s *Service) Now() time.Time {
+	return s.clock().UTC().Truncate(time.Microsecond)
+}
+
+// Put registers the TD raw under id, replacing a live registration with that id. created
+// reports whether the Thing is new.
+func (s *Service) Put(ctx context.Context, id string, raw []byte) (created bool, err error) {
+	if err := checkID(id); err != nil {
+		return false, err
+	}
+	doc, err := s.validator.Validate(raw)
+	if err != nil {
+		return false, err
+	}
+	if bodyID, ok := doc["id"]; ok && bodyID != id {
+		return false, invalidf("$.id", "the id in the TD (%v) differs from the id in the URL (%s); they must be equal", bodyID, id)
+	}
+	t, err := s.newThing(id, raw, doc)
+	if err != nil {
+		return false, err
+	}
+	return s.store.Put(ctx, t, t.Created)
+}
+
+// Create registers an anonymous TD (one without id) and returns the id the directory gave it.
+func (s *Service) Create(ctx context.Context, raw []byte) (string, error) {
+	doc, err := s.validator.Validate(raw)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := doc["id"]; ok {
+		return "", invalidf("$.id", "a TD with an id must be registered with PUT /things/{id}; POST /things is for anonymous TDs, which have no id")
+	}
+	id := "urn:uuid:" + uuid.NewString()
+	t, err := s.newThing(id, raw, doc)
+	if err != nil {
+		return "", err
+	}
+	return id, s.store.Create(ctx, t, t.Created)
+}
+
+func (s *Service) newThing(id string, raw []byte, doc map[string]any) (Thing, error) {
+	now := s.Now()
+	reg, err := s.registrationOf(doc, now)
+	if err != nil {
+		return Thing{}, err
+	}
+	prepared, err := td.Prepare(raw, id)
+	if err != nil {
+		return Thing{}, err
+	}
+	return Thing{ID: id, Document: prepared, Created: now, Modified: now, Expires: reg.expires, TTL: reg.ttl}, nil
+}
+
+// Get returns the live Thing with id.
+func (s *Service) Get(ctx context.Context, id string) (Thing, error) {
+	return s.store.Get(ctx, id, s.Now())
+}
+
+// Patch applies an RFC 7396 merge patch to the Thing with id; the result must be a valid TD.
+// An empty patch ({}) changes nothing but renews a registration that has a ttl.
+func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
+	decoded, err := td.DecodeJSON(patch)
+	if err != nil {
+		return err
+	}
+	members, ok := decoded.(map[string]any)
+	if !ok {
+		return invalidf("$", "a merge patch for a TD must be a JSON object")
+	}
+	if patchID, ok := members["id"]; ok && patchID != id {
+		return invalidf("$.id", "a patch cannot change or remove the id of a Thing (%s)", id)
+	}
+	now := s.Now()
+	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
+		if len(members) == 0 {
+			if current.TTL > 0 {
+				current.Expires = now.Add(ttlDuration(current.TTL))
+			}
+			return current, nil
+		}
+		merged, err := jsonpatch.MergePatch(current.Document, patch)
+		if err != nil {
+			return Thing{}, invalidf("$", "the merge patch cannot be applied: %v", err)
+		}
+		doc, err := s.validator.Validate(merged)
+		if err != nil {
+			return Thing{}, err
+		}
+		reg, err := s.registrationOf(doc, now)
+		if err != nil {
+			return Thing{}, err
+		}
+		if !reg.given {
+			reg.ttl, reg.expires = current.TTL, current.Expires
+			if current.TTL > 0 {
+				reg.expires = now.Add(ttlDuration(current.TTL))
+			}
+		}
+		prepared, err := td.Prepare(merged, id)
+		if err != nil {
+			return Thing{}, err
+		}
+		return Thing{ID: id, Document: prepared, Created: current.Created, Modified: now, Expires: reg.expires, TTL: reg.ttl}, nil
+	})
+}
+
+// Delete removes the Thing with id.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	return s.store.Delete(ctx, id, s.Now())
+}
+
+// List streams the live Things of page to fn in id order.
+func (s *Service) List(ctx context.Context, page Page, fn func(Thing) error) error {
+	return s.store.List(ctx, page, s.Now(), fn)
+}
+
+// Membership describes the set of live Things.
+func (s *Service) Membership(ctx context.Context) (Membership, error) {
+	return s.store.Membership(ctx, s.Now())
+}
+
+// PurgeExpired deletes expired registrations and returns how many were deleted.
+func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
+	return s.store.PurgeExpired(ctx, s.Now())
+}
+
+// Ready reports whether the directory can serve requests.
+func (s *Service) Ready(ctx context.Context) error {
+	return s.store.Ready(ctx)
+}
+
+// checkID accepts the ids a TD may have: absolute URIs (TD 1.1 `id` is an anyURI and the
+// directory must be able to name the Thing in a URL).
+func checkID(id string) error {
+	if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
+		return invalidf("$.id", "the id %q is not valid UTF-8 text", id)
+	}
+	u, err := url.Parse(id)
+	if err != nil || u.Scheme == "" {
+		return invalidf("$.id", "the id %q is not an absolute URI (for example urn:uuid:6f1d3a7a-1f97-4e6b-b45f-f3c2e1c84c77)", id)
+	}
+	return nil
+}
+
+type registration struct {
+	given   bool // the TD carried ttl or expires
+	ttl     float64
+	expires time.Time
+}
+
+// registrationOf reads the client's wishes from a TD's registration member. Only ttl and
+// expires are the client's to set; created, modified and retrieved are the directory's and
+// are ignored. ttl wins over expires because it stays right however long the request took.
+func (s *Service) registrationOf(doc map[string]any, now time.Time) (registration, error) {
+	info, _ := doc["registration"].(map[string]any)
+	var reg registration
+	if n, ok := info["ttl"].(json.Number); ok {
+		ttl, err := n.Float64()
+		if err != nil || ttl <= 0 || math.IsInf(ttl, 0) {
+			return reg, invalidf("$.registration.ttl", "ttl must be a positive number of seconds, got %s", n)
+		}
+		if s.maxTTL > 0 && ttl > s.maxTTL.Seconds() {
+			return reg, invalidf("$.registration.ttl", "ttl %s exceeds this directory's maximum of %g seconds", n, s.maxTTL.Seconds())
+		}
+		reg.given, reg.ttl, reg.expires = true, ttl, now.Add(ttlDuration(ttl))
+		return reg, nil
+	}
+	if text, ok := info["expires"].(string); ok {
+		expires, err := time.Parse(time.RFC3339Nano, text)
+		if err != nil {
+			return reg, invalidf("$.registration.expires", "expires must be an RFC 3339 date-time with a time zone, got %q", text)
+		}
+		if !expires.After(now) {
+			return reg, invalidf("$.registration.expires", "expires (%s) is not in the future", text)
+		}
+		if s.maxTTL > 0 && expires.Sub(now) > s.maxTTL {
+			return reg, invalidf("$.registration.expires", "expires is more than this directory's maximum ttl of %g seconds away", s.maxTTL.Seconds())
+		}
+		reg.given, reg.expires = true, expires.UTC().Truncate(time.Microsecond)
+	}
+	return reg, nil
+}
+
+func ttlDuration(seconds float64) time.Duration {
+	if seconds >= math.MaxInt64/float64(time.Second) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(seconds * float64(time.Second)).Truncate(time.Microsecond)
+}

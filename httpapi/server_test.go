@@ -1,0 +1,163 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/directory/postgres"
+	"github.com/lmosdir/lmosdir/internal/pgtest"
+	"github.com/lmosdir/lmosdir/td"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// clock is a settable time source so expiry is tested without sleeping.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+type fixture struct {
+	t      *testing.T
+	url    string
+	clock  *clock
+	server *Server
+}
+
+var validator = sync.OnceValues(td.NewValidator)
+
+func newFixture(t *testing.T, tune ...func(*Config)) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	store, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Options{MigrateOnOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	v, err := validator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	dir := directory.NewService(store, v, directory.Options{MaxTTL: 24 * time.Hour, Clock: clk.Now})
+	cfg := Config{BaseURL: "http://dir.example:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 5, MaxPageSize: 50, Version: "test"}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	srv, err := New(cfg, dir, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &fixture{t: t, url: hs.URL, clock: clk, server: srv}
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends a request with a raw (already escaped) path, so tests control the exact bytes.
+func (f *fixture) do(method, path, contentType, body string) response {
+	f.t.Helper()
+	req, err := http.NewRequestWithContext(f.t.Context(), method, f.url, strings.NewReader(body))
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	// Opaque puts the path on the request line byte for byte, even when it is not a valid
+	// escape, as a misbehaving client would send it.
+	req.URL.Opaque = "//" + req.URL.Host + path
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return response{status: res.StatusCode, header: res.Header, body: data}
+}
+
+func (f *fixture) put(path, body string) response { return f.do(http.MethodPut, path, mediaTD, body) }
+func (f *fixture) get(path string) response       { return f.do(http.MethodGet, path, "", "") }
+
+func (r response) want(t *testing.T, status int) response {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status %d, want %d; body: %s", r.status, status, r.body)
+	}
+	return r
+}
+
+func (r response) object(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.body, &m); err != nil {
+		t.Fatalf("body is not a JSON object: %v: %s", err, r.body)
+	}
+	return m
+}
+
+// problem checks that r is RFC 7807 problem details for its status and returns them.
+func (r response) problem(t *testing.T) Problem {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Fatalf("Content-Type %q, want application/problem+json; body: %s", ct, r.body)
+	}
+	var p Problem
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatalf("problem body: %v: %s", err, r.body)
+	}
+	if p.Status != r.status || p.Title != http.StatusText(r.status) || p.Type == "" || p.Detail == "" || p.Instance == "" {
+		t.Fatalf("incomplete problem details for %d: %+v", r.status, p)
+	}
+	return p
+}
+
+// minimalTD is a valid TD with the given id and title.
+func minimalTD(id, title string) string {
+	idMember := ""
+	if id != "" {
+		b, _ := json.Marshal(id)
+		idMember = `"id": ` + string(b) + `, `
+	}
+	return `{"@context": "https://www.w3.org/2022/wot/td/v1.1", ` + idMember + `"title": "` + title + `", ` +
+		`"securityDefinitions": {"nosec_sc": {"scheme": "nosec"}}, "security": "nosec_sc"}`
+}
+
+func readCorpus(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile("../td/testdata/corpus/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

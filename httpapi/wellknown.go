@@ -1,0 +1,143 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v5"
+)
+
+const (
+	tdContext        = "https://www.w3.org/2022/wot/td/v1.1"
+	directoryContext = "https://www.w3.org/2022/wot/discovery"
+)
+
+// directoryTDTemplate is the directory's own TD (WoT Discovery's Thing Model of a
+// directory, instantiated): only the operations lmosdir implements, and every response
+// that has a body names its content type, which the TD schema requires.
+const directoryTDTemplate = `{
+  "@context": ["` + tdContext + `", "` + directoryContext + `"],
+  "@type": "ThingDirectory",
+  "title": "lmosdir",
+  "description": "Directory of AI agents and tools (Eclipse LMOS) and other Things, with the W3C WoT Discovery API",
+  "version": {"instance": {{VERSION}}},
+  "base": {{BASE}},
+  "securityDefinitions": {"nosec_sc": {"scheme": "nosec"}},
+  "security": "nosec_sc",
+  "properties": {
+    "things": {
+      "description": "Retrieve all Thing Descriptions, optionally a page at a time",
+      "type": "array",
+      "readOnly": true,
+      "uriVariables": {
+        "offset": {"title": "Number of TDs to skip before the page", "type": "integer", "minimum": 0, "default": 0},
+        "limit": {"title": "Number of TDs in a page", "type": "integer", "minimum": 1},
+        "format": {"title": "Payload format", "type": "string", "enum": ["array", "collection"], "default": "array"}
+      },
+      "forms": [{
+        "op": "readproperty",
+        "href": "things{?offset,limit,format}",
+        "htv:methodName": "GET",
+        "contentType": "application/ld+json",
+        "response": {"description": "Success response", "htv:statusCodeValue": 200, "contentType": "application/ld+json"},
+        "additionalResponses": [{"description": "Invalid query arguments", "contentType": "application/problem+json", "htv:statusCodeValue": 400}]
+      }]
+    }
+  },
+  "actions": {
+    "createThing": {
+      "description": "Create or replace a Thing Description",
+      "uriVariables": {"id": {"@type": "ThingID", "title": "Thing Description ID", "type": "string", "format": "iri-reference"}},
+      "input": {"description": "The schema is implied by the content type", "type": "object"},
+      "forms": [{
+        "href": "things/{id}",
+        "htv:methodName": "PUT",
+        "contentType": "application/td+json",
+        "additionalResponses": [{"description": "Invalid serialization or TD", "contentType": "application/problem+json", "htv:statusCodeValue": 400}]
+      }]
+    },
+    "createAnonymousThing": {
+      "description": "Create an anonymous Thing Description; the Location header carries the id the directory gave it",
+      "input": {"description": "The schema is implied by the content type", "type": "object"},
+      "forms": [{
+        "href": "things",
+        "htv:methodName": "POST",
+        "contentType": "application/td+json",
+        "additionalResponses": [{"description": "Invalid serialization or TD", "contentType": "application/problem+json", "htv:statusCodeValue": 400}]
+      }]
+    },
+    "retrieveThing": {
+      "description": "Retrieve a Thing Description",
+      "uriVariables": {"id": {"@type": "ThingID", "title": "Thing Description ID", "type": "string", "format": "iri-reference"}},
+      "output": {"description": "The schema is implied by the content type", "type": "object"},
+      "safe": true,
+      "idempotent": true,
+      "forms": [{
+        "href": "things/{id}",
+        "htv:methodName": "GET",
+        "response": {"description": "Success response", "htv:statusCodeValue": 200, "contentType": "application/td+json"},
+        "additionalResponses": [{"description": "TD with the given id not found", "contentType": "application/problem+json", "htv:statusCodeValue": 404}]
+      }]
+    },
+    "updateThing": {
+      "description": "Replace a Thing Description",
+      "uriVariables": {"id": {"@type": "ThingID", "title": "Thing Description ID", "type": "string", "format": "iri-reference"}},
+      "input": {"description": "The schema is implied by the content type", "type": "object"},
+      "forms": [{
+        "href": "things/{id}",
+        "htv:methodName": "PUT",
+        "contentType": "application/td+json",
+        "additionalResponses": [{"description": "Invalid serialization or TD", "contentType": "application/problem+json", "htv:statusCodeValue": 400}]
+      }]
+    },
+    "partiallyUpdateThing": {
+      "description": "Partially update a Thing Description with a JSON merge patch; an empty patch renews the registration",
+      "uriVariables": {"id": {"@type": "ThingID", "title": "Thing Description ID", "type": "string", "format": "iri-reference"}},
+      "input": {"description": "The schema is implied by the content type", "type": "object"},
+      "forms": [{
+        "href": "things/{id}",
+        "htv:methodName": "PATCH",
+        "contentType": "application/merge-patch+json",
+        "additionalResponses": [
+          {"description": "Invalid serialization or TD", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "TD with the given id not found", "contentType": "application/problem+json", "htv:statusCodeValue": 404}
+        ]
+      }]
+    },
+    "deleteThing": {
+      "description": "Delete a Thing Description",
+      "uriVariables": {"id": {"@type": "ThingID", "title": "Thing Description ID", "type": "string", "format": "iri-reference"}},
+      "forms": [{
+        "href": "things/{id}",
+        "htv:methodName": "DELETE",
+        "additionalResponses": [{"description": "TD with the given id not found", "contentType": "application/problem+json", "htv:statusCodeValue": 404}]
+      }]
+    }
+  }
+}
+`
+
+// directoryTD renders the directory's TD for a base URL. The base ends in a slash so the
+// relative hrefs resolve below it.
+func directoryTD(baseURL, version string) ([]byte, error) {
+	base, err := json.Marshal(strings.TrimSuffix(baseURL, "/") + "/")
+	if err != nil {
+		return nil, err
+	}
+	ver, err := json.Marshal(version)
+	if err != nil {
+		return nil, err
+	}
+	doc := strings.NewReplacer("{{BASE}}", string(base), "{{VERSION}}", string(ver)).Replace(directoryTDTemplate)
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, []byte(doc)); err != nil {
+		return nil, err
+	}
+	return compact.Bytes(), nil
+}
+
+func (s *Server) getDirectoryTD(c *echo.Context) error {
+	return writeBody(c, http.StatusOK, mediaTD, s.directoryTD)
+}

@@ -1,0 +1,324 @@
+// Package integration runs the built lmosdir binary against PostgreSQL and drives it over
+// real sockets, as an operator and its clients would.
+package integration
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/lmosdir/lmosdir/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+var buildBinary = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "lmosdir-bin-")
+	if err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "lmosdir")
+	out, err := exec.CommandContext(context.Background(), "go", "build", "-race", "-ldflags", "-X main.version=itest", "-o", bin, "../cmd/lmosdir").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build: %w\n%s", err, out)
+	}
+	return bin, nil
+})
+
+func binary(t *testing.T) string {
+	t.Helper()
+	bin, err := buildBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// lmosdir runs the binary to completion and returns its combined output.
+func lmosdir(t *testing.T, env []string, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+type process struct {
+	cmd  *exec.Cmd
+	url  string
+	logs *syncBuffer
+	// exited is closed when the process has ended; err is its exit status then.
+	exited chan struct{}
+	err    error
+}
+
+// stop sends SIGTERM and waits for the exit, killing the process if it hangs.
+func (p *process) stop(t *testing.T) error {
+	t.Helper()
+	select {
+	case <-p.exited:
+		return p.err
+	default:
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Errorf("SIGTERM: %v", err)
+	}
+	select {
+	case <-p.exited:
+		return p.err
+	case <-time.After(20 * time.Second):
+		if err := p.cmd.Process.Kill(); err != nil {
+			t.Errorf("kill: %v", err)
+		}
+		<-p.exited
+		return errors.New("lmosdir did not stop within 20s of SIGTERM")
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := new(net.ListenConfig).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// serve starts `lmosdir serve` on a free loopback port; it is stopped with SIGTERM at cleanup.
+func serve(t *testing.T, databaseURL string, args ...string) *process {
+	t.Helper()
+	port := freePort(t)
+	// The process outlives the test's context on purpose: cleanup stops it with SIGTERM.
+	cmd := exec.CommandContext(context.WithoutCancel(t.Context()), binary(t), append([]string{"serve"}, args...)...)
+	cmd.Env = append(os.Environ(),
+		"LMOSDIR_DATABASE_URL="+databaseURL,
+		fmt.Sprintf("LMOSDIR_LISTEN=127.0.0.1:%d", port),
+		"LMOSDIR_LOG_FORMAT=text",
+	)
+	p := &process{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &syncBuffer{}, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.logs, p.logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		if err := p.stop(t); err != nil {
+			t.Errorf("lmosdir exit: %v", err)
+		}
+		if t.Failed() {
+			t.Logf("lmosdir logs:\n%s", p.logs.String())
+		}
+	})
+	return p
+}
+
+// waitHealthy polls /healthz until the process serves HTTP.
+func (p *process) waitHealthy(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.exited:
+			t.Fatalf("lmosdir exited early: %v\n%s", p.err, p.logs.String())
+		default:
+		}
+		if status, err := probe(t, p.url+"/healthz"); err == nil && status == http.StatusOK {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("lmosdir did not become healthy\n%s", p.logs.String())
+}
+
+// probe asks for url once and reports the status, or why there was none.
+func probe(t *testing.T, url string) (int, error) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	res.Body.Close()
+	return res.StatusCode, nil
+}
+
+type reply struct {
+	StatusCode int
+	Header     http.Header
+}
+
+func request(t *testing.T, method, url, contentType string, body []byte) (reply, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply{StatusCode: res.StatusCode, Header: res.Header}, data
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	p := serve(t, db)
+	p.waitHealthy(t)
+	td, err := os.ReadFile("../td/testdata/corpus/lmos/weather-agent.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "urn:uuid:6f1d3a7a-1f97-4e6b-b45f-f3c2e1c84c77"
+	if res, body := request(t, http.MethodPut, p.url+"/things/"+id, "application/td+json", td); res.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", res.StatusCode, body)
+	}
+	res, body := request(t, http.MethodGet, p.url+"/things/"+id, "", nil)
+	if res.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"registration":{"created":`)) || !bytes.Contains(body, []byte(`"title": "WeatherAgent"`)) {
+		t.Fatalf("GET: %d %s", res.StatusCode, body)
+	}
+	res, body = request(t, http.MethodGet, p.url+"/things?limit=10", "", nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(res.Header.Get("Link"), `rel="canonical"`) || !bytes.HasPrefix(body, []byte("[{")) {
+		t.Fatalf("list: %d %v %s", res.StatusCode, res.Header, body)
+	}
+	res, body = request(t, http.MethodGet, p.url+"/.well-known/wot", "", nil)
+	if res.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"base":"http://localhost:`)) {
+		t.Fatalf("well-known: %d %s", res.StatusCode, body)
+	}
+	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("readyz: %d %s", res.StatusCode, body)
+	}
+
+	// SIGTERM drains and exits cleanly.
+	if err := p.stop(t); err != nil {
+		t.Fatalf("exit after SIGTERM: %v", err)
+	}
+	if !strings.Contains(p.logs.String(), "shutting down") {
+		t.Errorf("no shutdown log:\n%s", p.logs.String())
+	}
+
+	// What was acknowledged is there after a restart.
+	again := serve(t, db)
+	again.waitHealthy(t)
+	if res, body := request(t, http.MethodGet, again.url+"/things/"+id, "", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("GET after restart: %d %s", res.StatusCode, body)
+	}
+}
+
+func TestMigrateCommands(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	env := []string{"LMOSDIR_DATABASE_URL=" + db}
+
+	// Without migrations the server runs but is not ready, and says what to do.
+	p := serve(t, db, "--migrate-on-start=false")
+	p.waitHealthy(t)
+	res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil)
+	if res.StatusCode != http.StatusServiceUnavailable || !bytes.Contains(body, []byte("lmosdir migrate up")) {
+		t.Fatalf("readyz before migrating: %d %s", res.StatusCode, body)
+	}
+
+	if out, err := lmosdir(t, env, "migrate", "up"); err != nil {
+		t.Fatalf("migrate up: %v\n%s", err, out)
+	}
+	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("readyz after migrating: %d %s", res.StatusCode, body)
+	}
+	out, err := lmosdir(t, env, "migrate", "version")
+	if err != nil || !strings.Contains(out, "version 1 dirty false") {
+		t.Fatalf("migrate version: %v %q", err, out)
+	}
+	if out, err := lmosdir(t, env, "migrate", "down", "1"); err != nil {
+		t.Fatalf("migrate down: %v\n%s", err, out)
+	}
+	if out, err := lmosdir(t, env, "migrate", "force", "1"); err != nil {
+		t.Fatalf("migrate force: %v\n%s", err, out)
+	}
+	if out, err := lmosdir(t, env, "migrate", "down", "x"); err == nil || !strings.Contains(out, "not a valid number") {
+		t.Fatalf("migrate down x: %v %q", err, out)
+	}
+}
+
+func TestReplicasStartTogether(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	var procs []*process
+	for range 3 {
+		procs = append(procs, serve(t, db))
+	}
+	for _, p := range procs {
+		p.waitHealthy(t)
+		if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
+			t.Fatalf("replica not ready: %d %s", res.StatusCode, body)
+		}
+	}
+	// A write through one replica is read through another.
+	td := `{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":"urn:x:shared","title":"s","securityDefinitions":{"n":{"scheme":"nosec"}},"security":"n"}`
+	if res, body := request(t, http.MethodPut, procs[0].url+"/things/urn:x:shared", "application/td+json", []byte(td)); res.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", res.StatusCode, body)
+	}
+	if res, body := request(t, http.MethodGet, procs[2].url+"/things/urn:x:shared", "", nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("GET on another replica: %d %s", res.StatusCode, body)
+	}
+}
+
+func TestCommandLine(t *testing.T) {
+	out, err := lmosdir(t, nil, "version")
+	if err != nil || strings.TrimSpace(out) != "lmosdir itest" {
+		t.Errorf("version: %v %q", err, out)
+	}
+	out, err = lmosdir(t, []string{"LMOSDIR_DATABASE_URL=", "LMOSDIR_MAX_PAGE_SIZE=many"}, "serve", "--database-url", "postgres://x")
+	if err == nil || !strings.Contains(out, "LMOSDIR_MAX_PAGE_SIZE") {
+		t.Errorf("bad variable: %v %q", err, out)
+	}
+	out, err = lmosdir(t, []string{"LMOSDIR_DATABASE_URL="}, "serve")
+	if err == nil || !strings.Contains(out, "--database-url") {
+		t.Errorf("no database: %v %q", err, out)
+	}
+	out, err = lmosdir(t, nil, "frobnicate")
+	if err == nil || !strings.Contains(out, "unknown command") {
+		t.Errorf("unknown command: %v %q", err, out)
+	}
+}
