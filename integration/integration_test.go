@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/lmosdir/lmosdir/internal/pgtest"
 )
 
@@ -320,5 +322,37 @@ func TestCommandLine(t *testing.T) {
 	out, err = lmosdir(t, nil, "frobnicate")
 	if err == nil || !strings.Contains(out, "unknown command") {
 		t.Errorf("unknown command: %v %q", err, out)
+	}
+}
+
+func TestExpiredThingsArePurged(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	p := serve(t, db, "--purge-interval=200ms")
+	p.waitHealthy(t)
+	td := `{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":"urn:x:brief","title":"b","securityDefinitions":{"n":{"scheme":"nosec"}},"security":"n","registration":{"ttl":1}}`
+	if res, body := request(t, http.MethodPut, p.url+"/things/urn:x:brief", "application/td+json", []byte(td)); res.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %d %s", res.StatusCode, body)
+	}
+	conn, err := pgx.Connect(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var rows int
+		if err := conn.QueryRow(t.Context(), `SELECT count(*) FROM things WHERE id = 'urn:x:brief'`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the expired Thing is still stored 15s after registering it with ttl 1")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(p.logs.String(), "purged expired things") {
+		t.Errorf("the purge was not logged:\n%s", p.logs.String())
 	}
 }

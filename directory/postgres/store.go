@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -428,18 +429,6 @@ func escapedRune(b []byte) (rune, bool) {
 	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
 		return 0, false
 	}
-	var r rune
-	for _, c := range b[2:6] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	r, err := strconv.ParseUint(string(b[2:6]), 16, 16)
+	return rune(r), err == nil
 }

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	t.Setenv("LMOSDIR_DATABASE_URL", "postgres://db/x")
+	cfg, err := parseConfig("serve", nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{
+		Listen: ":8080", DatabaseURL: "postgres://db/x", BaseURL: "http://localhost:8080", MaxBodyBytes: 1 << 20,
+		DefaultPageSize: 100, MaxPageSize: 1000, PurgeInterval: time.Minute, MaxTTL: 720 * time.Hour,
+		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ShutdownTimeout: 15 * time.Second,
+	}
+	if cfg != want {
+		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
+	}
+}
+
+func TestConfigEnvironmentAndFlags(t *testing.T) {
+	t.Setenv("LMOSDIR_DATABASE_URL", "postgres://env/x")
+	t.Setenv("LMOSDIR_LISTEN", "127.0.0.1:9000")
+	t.Setenv("LMOSDIR_MAX_TTL", "1h")
+	t.Setenv("LMOSDIR_MIGRATE_ON_START", "false")
+	cfg, err := parseConfig("serve", []string{"--database-url", "postgres://flag/x", "--log-format=text"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.DatabaseURL != "postgres://flag/x" {
+		t.Errorf("a flag given on the command line must win over the variable: %q", cfg.DatabaseURL)
+	}
+	if cfg.Listen != "127.0.0.1:9000" || cfg.BaseURL != "http://localhost:9000" || cfg.MaxTTL != time.Hour || cfg.MigrateOnStart || cfg.LogFormat != "text" {
+		t.Errorf("variables not applied: %+v", cfg)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{want: "LMOSDIR_DATABASE_URL"},
+		{env: map[string]string{"LMOSDIR_MAX_PAGE_SIZE": "many"}, args: []string{"--database-url=x"}, want: `LMOSDIR_MAX_PAGE_SIZE="many"`},
+		{args: []string{"--database-url=x", "--default-page-size=2000"}, want: "default-page-size"},
+		{args: []string{"--database-url=x", "--log-level=loud"}, want: "log-level"},
+		{args: []string{"--database-url=x", "--log-format=xml"}, want: "log-format"},
+		{args: []string{"--database-url=x", "--listen=nocolon"}, want: "listen address"},
+		{args: []string{"--database-url=x", "--max-body-bytes=0"}, want: "max-body-bytes"},
+		{args: []string{"--database-url=x", "stray"}, want: "unexpected arguments"},
+		{args: []string{"--no-such-flag"}, want: "no-such-flag"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Setenv("LMOSDIR_DATABASE_URL", "")
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			_, err := parseConfig("serve", tt.args, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want one mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	if got := envName("max-body-bytes"); got != "LMOSDIR_MAX_BODY_BYTES" {
+		t.Errorf("envName = %q", got)
+	}
+}
