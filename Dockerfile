@@ -18,6 +18,9 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/lmosdir /usr/local/bin/lmosdir
 USER nonroot:nonroot
 WORKDIR /home/nonroot
+# The embedded store, used when LMOSDIR_DATABASE_URL is not set.
+ENV LMOSDIR_DATA_DIR=/home/nonroot/data
+VOLUME /home/nonroot/data
 EXPOSE 8080
 ENTRYPOINT ["/usr/local/bin/lmosdir"]
 CMD ["serve"]

@@ -17,16 +17,10 @@ help: ## List the targets
 build: ## Build bin/lmosdir, stamped with the git version
 	go build -ldflags "-X main.version=$(VERSION)" -o bin/lmosdir ./cmd/lmosdir
 
-# Without LMOSDIR_DATABASE_URL the server gets a PostgreSQL cluster that lives
-# as long as it does. LMOSDIR_TEST_DATABASE_URL is dropped first so that run
-# never writes into a server kept for tests.
-run: build ## Serve on LMOSDIR_DATABASE_URL, else on a throwaway local PostgreSQL
-ifdef LMOSDIR_DATABASE_URL
-	./bin/lmosdir serve $(ARGS)
-else
-	env -u LMOSDIR_TEST_DATABASE_URL scripts/with-postgres.sh \
-		sh -c 'LMOSDIR_DATABASE_URL="$$LMOSDIR_TEST_DATABASE_URL" exec ./bin/lmosdir serve "$$@"' lmosdir $(ARGS)
-endif
+# With no LMOSDIR_DATABASE_URL the server keeps its data in the embedded store,
+# ./data/lmosdir.db (LMOSDIR_DATA_DIR or --data-dir move it).
+run: build ## Serve on http://localhost:8080 with the embedded store in ./data (ARGS)
+	./bin/lmosdir serve --log-format text $(ARGS)
 
 test: ## Run the tests with -race against a throwaway PostgreSQL (TESTFLAGS, PKGS)
 	scripts/with-postgres.sh go test -race -count=1 $(TESTFLAGS) $(PKGS)

@@ -3,6 +3,8 @@ package directory
 import (
 	"errors"
 	"fmt"
+	"strings"
+	"unicode/utf8"
 )
 
 var (
@@ -24,4 +26,16 @@ func (e *RequestError) Error() string { return e.Detail }
 
 func invalidf(field, format string, args ...any) error {
 	return &RequestError{Field: field, Detail: fmt.Sprintf(format, args...)}
+}
+
+// StorableID reports whether every store can keep id: UTF-8 text without NUL. PostgreSQL's
+// text cannot hold anything else, and the embedded store follows the same rule so that
+// what a client may register does not depend on the store.
+func StorableID(id string) bool {
+	return utf8.ValidString(id) && !strings.ContainsRune(id, 0)
+}
+
+// UnstorableIDError is the error for an id that StorableID refuses.
+func UnstorableIDError(id string) error {
+	return invalidf("$.id", "the id %q cannot be stored: it must be UTF-8 text without NUL characters", id)
 }

@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/url"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/google/uuid"
@@ -23,6 +21,9 @@ type Options struct {
 	MaxTTL time.Duration
 	// Clock returns the current time; time.Now when nil.
 	Clock func() time.Time
+	// ReadCacheBytes keeps up to about twice this many bytes of recently read TDs in
+	// memory; 0 turns the cache off. Only for a store that no other process writes.
+	ReadCacheBytes int
 }
 
 // Service is the directory's behavior on top of a Store.
@@ -31,6 +32,7 @@ type Service struct {
 	validator *td.Validator
 	maxTTL    time.Duration
 	clock     func() time.Time
+	cache     *thingCache // nil: off
 }
 
 // NewService returns a Service keeping Things in store and validating them with validator.
@@ -39,7 +41,7 @@ func NewService(store Store, validator *td.Validator, opts Options) *Service {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Service{store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock}
+	return &Service{store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock, cache: newThingCache(opts.ReadCacheBytes)}
 }
 
 // Now is the directory's current time, at the precision the stores keep.
@@ -64,6 +66,7 @@ func (s *Service) Put(ctx context.Context, id string, raw []byte) (created bool,
 	if err != nil {
 		return false, err
 	}
+	defer s.forget(id)
 	return s.store.Put(ctx, t, t.Created)
 }
 
@@ -81,6 +84,7 @@ func (s *Service) Create(ctx context.Context, raw []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	defer s.forget(id)
 	return id, s.store.Create(ctx, t, t.Created)
 }
 
@@ -99,7 +103,30 @@ func (s *Service) newThing(id string, raw []byte, doc map[string]any) (Thing, er
 
 // Get returns the live Thing with id.
 func (s *Service) Get(ctx context.Context, id string) (Thing, error) {
-	return s.store.Get(ctx, id, s.Now())
+	now := s.Now()
+	if s.cache == nil {
+		return s.store.Get(ctx, id, now)
+	}
+	t, generation, ok := s.cache.lookup(id)
+	if ok {
+		if !t.LiveAt(now) {
+			return Thing{}, ErrNotFound
+		}
+		return t, nil
+	}
+	t, err := s.store.Get(ctx, id, now)
+	if err == nil {
+		s.cache.fill(t, generation)
+	}
+	return t, err
+}
+
+// forget drops id from the read cache after a write to it, whatever the write's outcome:
+// an error may come after the store changed.
+func (s *Service) forget(id string) {
+	if s.cache != nil {
+		s.cache.forget(id)
+	}
 }
 
 // Patch applies an RFC 7396 merge patch to the Thing with id; the result must be a valid TD.
@@ -117,6 +144,7 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 		return invalidf("$.id", "a patch cannot change or remove the id of a Thing (%s)", id)
 	}
 	now := s.Now()
+	defer s.forget(id)
 	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
 		if len(members) == 0 {
 			if current.TTL > 0 {
@@ -152,6 +180,7 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 
 // Delete removes the Thing with id.
 func (s *Service) Delete(ctx context.Context, id string) error {
+	defer s.forget(id)
 	return s.store.Delete(ctx, id, s.Now())
 }
 
@@ -178,8 +207,8 @@ func (s *Service) Ready(ctx context.Context) error {
 // checkID accepts the ids a TD may have: absolute URIs (TD 1.1 `id` is an anyURI and the
 // directory must be able to name the Thing in a URL).
 func checkID(id string) error {
-	if !utf8.ValidString(id) || strings.ContainsRune(id, 0) {
-		return invalidf("$.id", "the id %q is not valid UTF-8 text", id)
+	if !StorableID(id) {
+		return UnstorableIDError(id)
 	}
 	u, err := url.Parse(id)
 	if err != nil || u.Scheme == "" {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/postgres"
+	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
 	"github.com/lmosdir/lmosdir/td"
 )
@@ -48,20 +50,52 @@ type fixture struct {
 
 var validator = sync.OnceValues(td.NewValidator)
 
-func newFixture(t *testing.T, tune ...func(*Config)) *fixture {
+// forEachStore runs test once on each store: what the API shows must not depend on it.
+func forEachStore(t *testing.T, test func(t *testing.T, store string)) {
+	for _, store := range []string{"postgres", "sqlite"} {
+		t.Run(store, func(t *testing.T) { test(t, store) })
+	}
+}
+
+func openStore(t *testing.T, kind string) directory.Store {
 	t.Helper()
 	ctx := context.Background()
-	store, err := postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Options{MigrateOnOpen: true})
+	var (
+		store directory.Store
+		err   error
+	)
+	switch kind {
+	case "postgres":
+		store, err = postgres.Open(ctx, pgtest.NewDatabase(t), postgres.Options{MigrateOnOpen: true})
+	case "sqlite":
+		store, err = sqlite.Open(ctx, filepath.Join(t.TempDir(), "lmosdir.db"), sqlite.Options{MigrateOnOpen: true})
+	default:
+		t.Fatalf("unknown store %q", kind)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
+	t.Cleanup(func() {
+		if err := store.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return store
+}
+
+func newFixture(t *testing.T, storeKind string, tune ...func(*Config)) *fixture {
+	t.Helper()
+	store := openStore(t, storeKind)
+	var cacheBytes int
+	if storeKind == "sqlite" { // as lmosdir serve runs it
+		cacheBytes = 1 << 20
+	}
 	v, err := validator()
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	dir := directory.NewService(store, v, directory.Options{MaxTTL: 24 * time.Hour, Clock: clk.Now})
+	dir := directory.NewService(store, v, directory.Options{MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes})
 	cfg := Config{BaseURL: "http://dir.example:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 5, MaxPageSize: 50, Version: "test"}
 	for _, f := range tune {
 		f(&cfg)

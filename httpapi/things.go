@@ -324,7 +324,14 @@ func (s *Server) stream(c *echo.Context, write func(io.Writer) error) error {
 	return w.Flush()
 }
 
+// jsonString quotes s as a JSON string, leaving &, < and > as they are: the output is no
+// HTML page, and URLs read better with a plain &.
 func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic(err) // a Go string always encodes
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }

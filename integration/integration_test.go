@@ -11,7 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -32,7 +32,7 @@ var buildBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "lmosdir")
-	out, err := exec.CommandContext(context.Background(), "go", "build", "-race", "-ldflags", "-X main.version=itest", "-o", bin, "../cmd/lmosdir").CombinedOutput()
+	out, err := osexec.CommandContext(context.Background(), "go", "build", "-race", "-ldflags", "-X main.version=itest", "-o", bin, "../cmd/lmosdir").CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("go build: %w\n%s", err, out)
 	}
@@ -53,14 +53,14 @@ func lmosdir(t *testing.T, env []string, args ...string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd := osexec.CommandContext(ctx, binary(t), args...)
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
 
 type process struct {
-	cmd  *exec.Cmd
+	cmd  *osexec.Cmd
 	url  string
 	logs *syncBuffer
 	// exited is closed when the process has ended; err is its exit status then.
@@ -122,14 +122,28 @@ func freePort(t *testing.T) int {
 func serve(t *testing.T, databaseURL string, args ...string) *process {
 	t.Helper()
 	port := freePort(t)
-	// The process outlives the test's context on purpose: cleanup stops it with SIGTERM.
-	cmd := exec.CommandContext(context.WithoutCancel(t.Context()), binary(t), append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(),
+	cmd := command(t, "", append([]string{"serve"}, args...)...)
+	cmd.Env = append(cmd.Env,
 		"LMOSDIR_DATABASE_URL="+databaseURL,
 		fmt.Sprintf("LMOSDIR_LISTEN=127.0.0.1:%d", port),
-		"LMOSDIR_LOG_FORMAT=text",
 	)
-	p := &process{cmd: cmd, url: fmt.Sprintf("http://127.0.0.1:%d", port), logs: &syncBuffer{}, exited: make(chan struct{})}
+	return start(t, cmd, fmt.Sprintf("http://127.0.0.1:%d", port))
+}
+
+// command prepares the binary with text logs, in dir when it is not empty.
+func command(t *testing.T, dir string, args ...string) *osexec.Cmd {
+	t.Helper()
+	// The process outlives the test's context on purpose: cleanup stops it with SIGTERM.
+	cmd := osexec.CommandContext(context.WithoutCancel(t.Context()), binary(t), args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "LMOSDIR_LOG_FORMAT=text")
+	return cmd
+}
+
+// start runs cmd in the background; it is stopped with SIGTERM at cleanup.
+func start(t *testing.T, cmd *osexec.Cmd, url string) *process {
+	t.Helper()
+	p := &process{cmd: cmd, url: url, logs: &syncBuffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -139,8 +153,12 @@ func serve(t *testing.T, databaseURL string, args ...string) *process {
 		close(p.exited)
 	}()
 	t.Cleanup(func() {
-		if err := p.stop(t); err != nil {
-			t.Errorf("lmosdir exit: %v", err)
+		select {
+		case <-p.exited: // the test ended it and judged how
+		default:
+			if err := p.stop(t); err != nil {
+				t.Errorf("lmosdir exit: %v", err)
+			}
 		}
 		if t.Failed() {
 			t.Logf("lmosdir logs:\n%s", p.logs.String())
@@ -315,9 +333,9 @@ func TestCommandLine(t *testing.T) {
 	if err == nil || !strings.Contains(out, "LMOSDIR_MAX_PAGE_SIZE") {
 		t.Errorf("bad variable: %v %q", err, out)
 	}
-	out, err = lmosdir(t, []string{"LMOSDIR_DATABASE_URL="}, "serve")
-	if err == nil || !strings.Contains(out, "--database-url") {
-		t.Errorf("no database: %v %q", err, out)
+	out, err = lmosdir(t, []string{"LMOSDIR_DATABASE_URL="}, "serve", "--database-url", "mysql://x")
+	if err == nil || !strings.Contains(out, "postgres://") {
+		t.Errorf("unsupported database: %v %q", err, out)
 	}
 	out, err = lmosdir(t, nil, "frobnicate")
 	if err == nil || !strings.Contains(out, "unknown command") {

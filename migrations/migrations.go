@@ -11,3 +11,8 @@ import "embed"
 //
 //go:embed postgres/*.sql
 var Postgres embed.FS
+
+// SQLite holds the SQLite migrations under the directory "sqlite".
+//
+//go:embed sqlite/*.sql
+var SQLite embed.FS

@@ -5,6 +5,7 @@ package td
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"embed"
 	"errors"
 	"fmt"
@@ -79,7 +80,13 @@ type Validator struct {
 	// raw holds the schema documents by registered URL, so problems can quote
 	// what a failed "not" or "pattern" was about.
 	raw map[string]any
+	// passed skips the schema for bytes that already passed it.
+	passed *verdictCache
 }
+
+// verdictCacheSize is the number of documents per cache generation: 2 × 16384 hashes are
+// about 1.5 MiB, and cover the working set of re-registering Things of a large directory.
+const verdictCacheSize = 16384
 
 // offline is the compiler's URL loader: everything the validator needs is
 // embedded, and a directory must not reach out to the network (or the file
@@ -92,7 +99,7 @@ func (offline) Load(u string) (any, error) {
 
 // NewValidator compiles the bundled schemas.
 func NewValidator() (*Validator, error) {
-	v := &Validator{raw: map[string]any{}}
+	v := &Validator{raw: map[string]any{}, passed: newVerdictCache(verdictCacheSize)}
 	c := jsonschema.NewCompiler()
 	// The 1.0 and discovery schemas misspell "$schema " (trailing space), so
 	// they declare no draft; without this v6 would assume 2020-12 and reject
@@ -153,6 +160,10 @@ func (v *Validator) Validate(raw []byte) (map[string]any, error) {
 		})
 		return nil, &ValidationError{Problems: sortProblems(problems)}
 	}
+	key := sha256.Sum256(raw)
+	if v.passed.valid(key) {
+		return doc, nil
+	}
 	if p, ok := declaredThingModel(doc); ok {
 		return nil, &ValidationError{ThingModel: true, Problems: []Problem{p}}
 	}
@@ -185,6 +196,7 @@ func (v *Validator) Validate(raw []byte) (map[string]any, error) {
 	if len(problems) > 0 {
 		return nil, &ValidationError{Problems: sortProblems(problems)}
 	}
+	v.passed.add(key)
 	return doc, nil
 }
 

@@ -17,6 +17,7 @@ import (
 type config struct {
 	Listen          string
 	DatabaseURL     string
+	DataDir         string
 	BaseURL         string
 	MaxBodyBytes    int64
 	DefaultPageSize int
@@ -27,6 +28,7 @@ type config struct {
 	LogFormat       string
 	MigrateOnStart  bool
 	DBMaxConns      int
+	ReadCacheMiB    int
 	ShutdownTimeout time.Duration
 }
 
@@ -35,7 +37,8 @@ func parseConfig(command string, args []string, stderr io.Writer) (config, error
 	fs := flag.NewFlagSet("lmosdir "+command, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Listen, "listen", ":8080", "address to serve HTTP on")
-	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL (postgres://user:pass@host:5432/db)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "postgres://user:pass@host:5432/db for PostgreSQL, sqlite:///path/file.db for the embedded store; empty: the embedded store in --data-dir")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "folder of the embedded store's file lmosdir.db, when no --database-url is given")
 	fs.StringVar(&cfg.BaseURL, "base-url", "", "absolute URL clients reach the directory at (default http://localhost:<listen port>)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", 1<<20, "largest request body accepted, in bytes")
 	fs.IntVar(&cfg.DefaultPageSize, "default-page-size", 100, "page size of /things when offset is given without limit")
@@ -45,7 +48,8 @@ func parseConfig(command string, args []string, stderr io.Writer) (config, error
 	fs.StringVar(&cfg.LogLevel, "log-level", "info", "debug, info, warn or error")
 	fs.StringVar(&cfg.LogFormat, "log-format", "json", "json or text")
 	fs.BoolVar(&cfg.MigrateOnStart, "migrate-on-start", true, "apply pending database migrations at start")
-	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "largest number of database connections")
+	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "largest number of PostgreSQL connections")
+	fs.IntVar(&cfg.ReadCacheMiB, "read-cache-mib", 64, "memory for recently read TDs with the embedded store (0: off)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish after SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -82,9 +86,6 @@ func envName(flagName string) string {
 }
 
 func (c *config) complete() error {
-	if c.DatabaseURL == "" {
-		return errors.New("no database: set --database-url or LMOSDIR_DATABASE_URL to a postgres:// URL")
-	}
 	if c.BaseURL == "" {
 		_, port, err := net.SplitHostPort(c.Listen)
 		if err != nil {
@@ -101,10 +102,12 @@ func (c *config) complete() error {
 		return errors.New("default-page-size must not exceed max-page-size")
 	case c.PurgeInterval <= 0:
 		return errors.New("purge-interval must be positive")
+	case c.ReadCacheMiB < 0:
+		return errors.New("read-cache-mib must not be negative")
 	case c.MaxTTL < 0:
 		return errors.New("max-ttl must not be negative")
-	case c.DBMaxConns <= 0:
-		return errors.New("db-max-conns must be positive")
+	case c.DBMaxConns <= 0 || c.DBMaxConns > 10000:
+		return errors.New("db-max-conns must be between 1 and 10000")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err

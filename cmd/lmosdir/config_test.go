@@ -14,9 +14,9 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Listen: ":8080", DatabaseURL: "postgres://db/x", BaseURL: "http://localhost:8080", MaxBodyBytes: 1 << 20,
+		Listen: ":8080", DatabaseURL: "postgres://db/x", DataDir: "data", BaseURL: "http://localhost:8080", MaxBodyBytes: 1 << 20,
 		DefaultPageSize: 100, MaxPageSize: 1000, PurgeInterval: time.Minute, MaxTTL: 720 * time.Hour,
-		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ShutdownTimeout: 15 * time.Second,
+		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ReadCacheMiB: 64, ShutdownTimeout: 15 * time.Second,
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -46,7 +46,7 @@ func TestConfigErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{want: "LMOSDIR_DATABASE_URL"},
+		{args: []string{"--db-max-conns=0"}, want: "db-max-conns"},
 		{env: map[string]string{"LMOSDIR_MAX_PAGE_SIZE": "many"}, args: []string{"--database-url=x"}, want: `LMOSDIR_MAX_PAGE_SIZE="many"`},
 		{args: []string{"--database-url=x", "--default-page-size=2000"}, want: "default-page-size"},
 		{args: []string{"--database-url=x", "--log-level=loud"}, want: "log-level"},
@@ -58,7 +58,6 @@ func TestConfigErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			t.Setenv("LMOSDIR_DATABASE_URL", "")
 			for k, v := range tt.env {
 				t.Setenv(k, v)
 			}
@@ -73,5 +72,32 @@ func TestConfigErrors(t *testing.T) {
 func TestEnvName(t *testing.T) {
 	if got := envName("max-body-bytes"); got != "LMOSDIR_MAX_BODY_BYTES" {
 		t.Errorf("envName = %q", got)
+	}
+}
+
+func TestChooseBackend(t *testing.T) {
+	tests := []struct {
+		url, dataDir, kind, location, err string
+	}{
+		{url: "", dataDir: "/var/lib/lmosdir", kind: "sqlite", location: "/var/lib/lmosdir/lmosdir.db"},
+		{url: "postgres://u@h/db", kind: "postgres", location: "postgres://u@h/db"},
+		{url: "postgresql://u@h/db", kind: "postgres", location: "postgresql://u@h/db"},
+		{url: "sqlite:///tmp/x.db", kind: "sqlite", location: "/tmp/x.db"},
+		{url: "mysql://u@h/db", err: "postgres://"},
+	}
+	for _, tt := range tests {
+		b, err := chooseBackend(config{DatabaseURL: tt.url, DataDir: tt.dataDir})
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%q: error %v, want one mentioning %q", tt.url, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || b.kind != tt.kind || b.location != tt.location {
+			t.Errorf("%q: %+v %v, want %s at %s", tt.url, b, err, tt.kind, tt.location)
+		}
+	}
+	if d := (backend{kind: "postgres", location: "postgres://u:secret@h/db"}).describe(); strings.Contains(d, "secret") {
+		t.Errorf("describe shows the password: %s", d)
 	}
 }

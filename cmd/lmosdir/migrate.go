@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/lmosdir/lmosdir/directory/postgres"
 )
 
-// migrate runs `lmosdir migrate up|down N|version|force V` against --database-url.
+// migrate runs `lmosdir migrate up|down N|version|force V` on the configured store.
 func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return fmt.Errorf("migrate needs a subcommand: up, down N, version or force V\n%s", usage)
@@ -30,16 +28,20 @@ func migrate(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	url := cfg.DatabaseURL
+	b, err := chooseBackend(cfg)
+	if err != nil {
+		return err
+	}
+	m := b.migrations()
 	switch sub {
 	case "up":
-		return postgres.MigrateUp(ctx, url)
+		return m.up(ctx, b.location)
 	case "down":
-		return postgres.MigrateDown(ctx, url, number)
+		return m.down(ctx, b.location, number)
 	case "force":
-		return postgres.MigrateForce(ctx, url, number)
+		return m.force(ctx, b.location, number)
 	case "version":
-		v, dirty, err := postgres.MigrateVersion(ctx, url)
+		v, dirty, err := m.version(ctx, b.location)
 		if err != nil {
 			return err
 		}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -18,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/migrations"
 )
 
 // Options tune a Store.
@@ -150,8 +150,8 @@ const purgeBatch = 1000
 
 // Put creates or replaces t.
 func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (created bool, err error) {
-	if !storableID(t.ID) {
-		return false, unstorableID(t.ID)
+	if !directory.StorableID(t.ID) {
+		return false, directory.UnstorableIDError(t.ID)
 	}
 	err = s.pool.QueryRow(ctx, putSQL, append(thingArgs(t), now)...).Scan(&created)
 	if err != nil {
@@ -162,8 +162,8 @@ func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (crea
 
 // Create inserts t unless a live Thing has its ID.
 func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) error {
-	if !storableID(t.ID) {
-		return unstorableID(t.ID)
+	if !directory.StorableID(t.ID) {
+		return directory.UnstorableIDError(t.ID)
 	}
 	tag, err := s.pool.Exec(ctx, createSQL, append(thingArgs(t), now)...)
 	if err != nil {
@@ -177,7 +177,7 @@ func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) er
 
 // Get returns the live Thing with id.
 func (s *Store) Get(ctx context.Context, id string, now time.Time) (directory.Thing, error) {
-	if !storableID(id) {
+	if !directory.StorableID(id) {
 		return directory.Thing{}, directory.ErrNotFound
 	}
 	t, err := scanThing(s.pool.QueryRow(ctx, getSQL, id, now))
@@ -193,7 +193,7 @@ func (s *Store) Get(ctx context.Context, id string, now time.Time) (directory.Th
 // Update replaces the live Thing with id by what change makes of it, holding the row lock
 // in between so that no other write to id can interleave.
 func (s *Store) Update(ctx context.Context, id string, now time.Time, change func(directory.Thing) (directory.Thing, error)) error {
-	if !storableID(id) {
+	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -220,7 +220,7 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 
 // Delete removes the live Thing with id.
 func (s *Store) Delete(ctx context.Context, id string, now time.Time) error {
-	if !storableID(id) {
+	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
 	tag, err := s.pool.Exec(ctx, deleteSQL, id, now)
@@ -296,13 +296,7 @@ func (s *Store) Ready(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	switch {
-	case version < latestVersion:
-		return fmt.Errorf("database schema is at version %d but this lmosdir needs version %d: run lmosdir migrate up", version, latestVersion)
-	case version > latestVersion:
-		return fmt.Errorf("database schema is at version %d, newer than the version %d this lmosdir knows: upgrade lmosdir", version, latestVersion)
-	}
-	return nil
+	return migrations.CheckVersion(version, latestVersion)
 }
 
 // schemaVersion reads the applied migration version, 0 when none is. A dirty schema is an
@@ -318,7 +312,7 @@ func (s *Store) schemaVersion(ctx context.Context) (uint, error) {
 	case err != nil:
 		return 0, fmt.Errorf("reaching the database: %w", err)
 	case dirty:
-		return 0, &DirtyError{Version: int(version)}
+		return 0, &migrations.DirtyError{Version: int(version)}
 	}
 	return uint(version), nil
 }
@@ -351,16 +345,6 @@ func scanThing(row pgx.Row) (directory.Thing, error) {
 		t.TTL = *ttl
 	}
 	return t, nil
-}
-
-// storableID reports whether PostgreSQL's text can hold id: no other id can be stored, so
-// none can be found either, and the server would answer with an error rather than no row.
-func storableID(id string) bool {
-	return utf8.ValidString(id) && !strings.ContainsRune(id, 0)
-}
-
-func unstorableID(id string) error {
-	return &directory.RequestError{Field: "$.id", Detail: fmt.Sprintf("the id %q cannot be stored: it must be UTF-8 text without NUL characters", id)}
 }
 
 // writeError explains the one way a valid TD can fail to be stored: PostgreSQL's numeric

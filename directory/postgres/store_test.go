@@ -18,6 +18,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/storetest"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
+	"github.com/lmosdir/lmosdir/migrations"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -127,7 +128,7 @@ func TestMigrateDirty(t *testing.T) {
 
 	check := func(what string, err error) {
 		t.Helper()
-		var dirty *DirtyError
+		var dirty *migrations.DirtyError
 		if !errors.As(err, &dirty) || dirty.Version != 1 || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s = %v, want %q", what, err, want)
 		}
@@ -160,7 +161,7 @@ func TestMigrateFailureLeavesDirty(t *testing.T) {
 	// A table in the way makes migration 1 fail.
 	exec(t, dbURL, `CREATE TABLE things (x int)`)
 	err := MigrateUp(ctx, dbURL)
-	var dirty *DirtyError
+	var dirty *migrations.DirtyError
 	if !errors.As(err, &dirty) || !strings.Contains(err.Error(), "lmosdir migrate force 1") || !strings.Contains(err.Error(), `"things" already exists`) {
 		t.Fatalf("MigrateUp = %v, want the failure and the way out of the dirty state", err)
 	}
@@ -426,32 +427,6 @@ func TestQueryCopy(t *testing.T) {
 	}
 	if err := s.Create(ctx, huge, now); !errors.As(err, &reqErr) {
 		t.Fatalf("Create of a number beyond jsonb = %v, want a RequestError", err)
-	}
-}
-
-func TestUnstorableIDs(t *testing.T) {
-	ctx := testContext(t)
-	s, _ := open(t)
-	now := time.Now()
-	for _, id := range []string{"urn:x:\xff", "urn:x:a\x00b"} {
-		th := directory.Thing{ID: id, Document: []byte(`{}`), Created: now, Modified: now}
-		var reqErr *directory.RequestError
-		if _, err := s.Put(ctx, th, now); !errors.As(err, &reqErr) {
-			t.Errorf("Put(%q) = %v, want a RequestError", id, err)
-		}
-		if err := s.Create(ctx, th, now); !errors.As(err, &reqErr) {
-			t.Errorf("Create(%q) = %v, want a RequestError", id, err)
-		}
-		if _, err := s.Get(ctx, id, now); !errors.Is(err, directory.ErrNotFound) {
-			t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
-		}
-		if err := s.Delete(ctx, id, now); !errors.Is(err, directory.ErrNotFound) {
-			t.Errorf("Delete(%q) = %v, want ErrNotFound", id, err)
-		}
-		err := s.Update(ctx, id, now, func(th directory.Thing) (directory.Thing, error) { return th, nil })
-		if !errors.Is(err, directory.ErrNotFound) {
-			t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
-		}
 	}
 }
 

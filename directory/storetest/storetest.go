@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) directory.Store) {
 		{"ConcurrentPutSameID", testConcurrentPutSameID},
 		{"ConcurrentPutDifferentIDs", testConcurrentPutDifferentIDs},
 		{"ConcurrentCreateSameID", testConcurrentCreateSameID},
+		{"UnstorableIDs", testUnstorableIDs},
 		{"Ready", testReady},
 	}
 	for _, tc := range tests {
@@ -932,5 +933,32 @@ func testConcurrentCreateSameID(t *testing.T, s directory.Store) {
 func testReady(t *testing.T, s directory.Store) {
 	if err := s.Ready(ctx(t)); err != nil {
 		t.Fatalf("Ready on a freshly opened store: %v", err)
+	}
+}
+
+// testUnstorableIDs: ids that directory.StorableID refuses are refused on write and never
+// found, whatever the store could physically keep, so both stores accept the same ids.
+func testUnstorableIDs(t *testing.T, s directory.Store) {
+	ctx := context.Background()
+	for _, id := range []string{"urn:x:a\x00b", "urn:x:\xff"} {
+		th := newThing("urn:x:placeholder", t0)
+		th.ID = id
+		var reqErr *directory.RequestError
+		if _, err := s.Put(ctx, th, t0); !errors.As(err, &reqErr) || reqErr.Field != "$.id" {
+			t.Errorf("Put(%q) = %v, want a RequestError on $.id", id, err)
+		}
+		if err := s.Create(ctx, th, t0); !errors.As(err, &reqErr) {
+			t.Errorf("Create(%q) = %v, want a RequestError", id, err)
+		}
+		if _, err := s.Get(ctx, id, t0); !errors.Is(err, directory.ErrNotFound) {
+			t.Errorf("Get(%q) = %v, want ErrNotFound", id, err)
+		}
+		if err := s.Delete(ctx, id, t0); !errors.Is(err, directory.ErrNotFound) {
+			t.Errorf("Delete(%q) = %v, want ErrNotFound", id, err)
+		}
+		err := s.Update(ctx, id, t0, func(th directory.Thing) (directory.Thing, error) { return th, nil })
+		if !errors.Is(err, directory.ErrNotFound) {
+			t.Errorf("Update(%q) = %v, want ErrNotFound", id, err)
+		}
 	}
 }

@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS write_seq;
+DROP TABLE IF EXISTS things;
