@@ -9,7 +9,7 @@ PKGS ?= ./...
 ARGS ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help build run test lint clean
+.PHONY: help build run test bench lint clean
 
 help: ## List the targets
 	@awk 'BEGIN { FS = ":.*## " } /^[a-z][a-z_-]*:.*## / { printf "  %-6s %s\n", $$1, $$2 }' $(MAKEFILE_LIST)
@@ -24,6 +24,9 @@ run: build ## Serve on http://localhost:8080 with the embedded store in ./data (
 
 test: ## Run the tests with -race against a throwaway PostgreSQL (TESTFLAGS, PKGS)
 	scripts/with-postgres.sh go test -race -count=1 $(TESTFLAGS) $(PKGS)
+
+bench: ## Benchmark both stores and write bench/results/latest.md (N, DURATION)
+	scripts/bench.sh
 
 lint: ## Check gofmt, go vet and golangci-lint
 	@unformatted="$$(gofmt -l .)"; \

@@ -39,7 +39,7 @@ func parseConfig(command string, args []string, stderr io.Writer) (config, error
 	fs.StringVar(&cfg.Listen, "listen", ":8080", "address to serve HTTP on")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "postgres://user:pass@host:5432/db for PostgreSQL, sqlite:///path/file.db for the embedded store; empty: the embedded store in --data-dir")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "folder of the embedded store's file lmosdir.db, when no --database-url is given")
-	fs.StringVar(&cfg.BaseURL, "base-url", "", "absolute URL clients reach the directory at (default http://localhost:<listen port>)")
+	fs.StringVar(&cfg.BaseURL, "base-url", "", "absolute URL clients reach the directory at (default http://localhost:<port listened on>)")
 	fs.Int64Var(&cfg.MaxBodyBytes, "max-body-bytes", 1<<20, "largest request body accepted, in bytes")
 	fs.IntVar(&cfg.DefaultPageSize, "default-page-size", 100, "page size of /things when offset is given without limit")
 	fs.IntVar(&cfg.MaxPageSize, "max-page-size", 1000, "largest page of /things; larger limits are cut to it")
@@ -86,12 +86,8 @@ func envName(flagName string) string {
 }
 
 func (c *config) complete() error {
-	if c.BaseURL == "" {
-		_, port, err := net.SplitHostPort(c.Listen)
-		if err != nil {
-			return fmt.Errorf("listen address %q: %w", c.Listen, err)
-		}
-		c.BaseURL = "http://localhost:" + port
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return fmt.Errorf("listen address %q: %w", c.Listen, err)
 	}
 	switch {
 	case c.MaxBodyBytes <= 0:
@@ -133,4 +129,16 @@ func newLogger(cfg config) *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}
+
+// baseURL is the configured base URL, or one on localhost with the port actually listened
+// on (which the kernel picks for :0).
+func (c *config) baseURL(listening net.Addr) string {
+	if c.BaseURL != "" {
+		return c.BaseURL
+	}
+	if tcp, ok := listening.(*net.TCPAddr); ok {
+		return fmt.Sprintf("http://localhost:%d", tcp.Port)
+	}
+	return "http://localhost"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config{
-		Listen: ":8080", DatabaseURL: "postgres://db/x", DataDir: "data", BaseURL: "http://localhost:8080", MaxBodyBytes: 1 << 20,
+		Listen: ":8080", DatabaseURL: "postgres://db/x", DataDir: "data", MaxBodyBytes: 1 << 20,
 		DefaultPageSize: 100, MaxPageSize: 1000, PurgeInterval: time.Minute, MaxTTL: 720 * time.Hour,
 		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ReadCacheMiB: 64, ShutdownTimeout: 15 * time.Second,
 	}
@@ -35,7 +36,7 @@ func TestConfigEnvironmentAndFlags(t *testing.T) {
 	if cfg.DatabaseURL != "postgres://flag/x" {
 		t.Errorf("a flag given on the command line must win over the variable: %q", cfg.DatabaseURL)
 	}
-	if cfg.Listen != "127.0.0.1:9000" || cfg.BaseURL != "http://localhost:9000" || cfg.MaxTTL != time.Hour || cfg.MigrateOnStart || cfg.LogFormat != "text" {
+	if cfg.Listen != "127.0.0.1:9000" || cfg.MaxTTL != time.Hour || cfg.MigrateOnStart || cfg.LogFormat != "text" {
 		t.Errorf("variables not applied: %+v", cfg)
 	}
 }
@@ -99,5 +100,15 @@ func TestChooseBackend(t *testing.T) {
 	}
 	if d := (backend{kind: "postgres", location: "postgres://u:secret@h/db"}).describe(); strings.Contains(d, "secret") {
 		t.Errorf("describe shows the password: %s", d)
+	}
+}
+
+func TestBaseURL(t *testing.T) {
+	listening := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 41234}
+	if got := (&config{}).baseURL(listening); got != "http://localhost:41234" {
+		t.Errorf("derived base URL %q", got)
+	}
+	if got := (&config{BaseURL: "https://dir.example/lmos"}).baseURL(listening); got != "https://dir.example/lmos" {
+		t.Errorf("configured base URL %q", got)
 	}
 }

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// scenarios are the workloads by name. Each addresses the N preloaded Things, picked by a
+// hash of the worker and request number, so runs with the same seed are repeatable.
+var scenarios = map[string]scenario{
+	"put": {name: "put", next: func(b *bench, worker, i int) request {
+		// Half replace a preloaded Thing with the bytes it has (a re-registration), half
+		// create a new one beyond N.
+		j := b.pick(worker, i)
+		if i%2 == 1 {
+			j = b.cfg.N + i
+		}
+		return request{method: http.MethodPut, path: b.thingPath(j), contentType: "application/td+json", body: b.gen.TD(j), expect: []int{http.StatusCreated, http.StatusNoContent}}
+	}},
+	"get": {name: "get", next: func(b *bench, worker, i int) request {
+		return request{method: http.MethodGet, path: b.thingPath(b.pick(worker, i)), expect: []int{http.StatusOK}}
+	}},
+	"list-page": {name: "list-page", next: func(b *bench, worker, i int) request {
+		offset := b.pick(worker, i) / listPage * listPage
+		return request{method: http.MethodGet, path: fmt.Sprintf("/things?offset=%d&limit=%d", offset, listPage), expect: []int{http.StatusOK}}
+	}},
+	"list-stream": {name: "list-stream", next: func(*bench, int, int) request {
+		return request{method: http.MethodGet, path: "/things", expect: []int{http.StatusOK}}
+	}},
+	"list": {name: "list", subsets: []string{"list-page", "list-stream"}},
+	"patch-heartbeat": {name: "patch-heartbeat", next: func(b *bench, worker, i int) request {
+		return request{method: http.MethodPatch, path: b.thingPath(b.pick(worker, i)), contentType: "application/merge-patch+json", body: []byte("{}"), expect: []int{http.StatusNoContent}}
+	}},
+}
+
+// listPage is the page size of the list-page scenario.
+const listPage = 100
+
+// Standard is the suite `make bench` runs.
+var Standard = []string{"put", "get", "list", "patch-heartbeat"}
+
+// ScenarioNames lists the scenarios, for help texts.
+func ScenarioNames() string {
+	names := make([]string, 0, len(scenarios))
+	for name := range scenarios {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
+}
+
+func (b *bench) thingPath(i int) string {
+	return "/things/" + url.PathEscape(b.gen.ID(i))
+}
+
+// pick maps (worker, i) to one of the N preloaded Things with a fixed hash (splitmix64).
+func (b *bench) pick(worker, i int) int {
+	x := uint64(worker)<<32 ^ uint64(i) + 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return int(x % uint64(b.cfg.N))
+}
+
+// preloadTimeout bounds the preload, which must finish however large N is.
+const preloadTimeout = 30 * time.Minute
+
+// preloadScenario registers Thing i as the i-th request.
+var preloadScenario = scenario{name: "preload", next: func(b *bench, _, i int) request {
+	return request{method: http.MethodPut, path: b.thingPath(i), contentType: "application/td+json", body: b.gen.TD(i), expect: []int{http.StatusCreated, http.StatusNoContent}}
+}}
+
+// preload registers Things 0..N-1 with PUT from all workers and reports it as the
+// "preload" scenario: the directory's throughput for new registrations.
+func (b *bench) preload(ctx context.Context) (Result, error) {
+	r := b.drive(ctx, preloadScenario, preloadTimeout, b.cfg.N)
+	if r.Requests < b.cfg.N {
+		return r, fmt.Errorf("preloading %d Things: only %d were sent within %v", b.cfg.N, r.Requests, preloadTimeout)
+	}
+	return r, nil
+}
+
+func bytesReader(body []byte) io.Reader {
+	if body == nil {
+		return http.NoBody
+	}
+	return bytes.NewReader(body)
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/httpapi"
+	"github.com/lmosdir/lmosdir/td"
+)
+
+// serve runs the directory until ctx ends, then drains in-flight requests.
+func serve(ctx context.Context, cfg config) error {
+	log := newLogger(cfg)
+	tuneGC()
+	backend, err := chooseBackend(cfg)
+	if err != nil {
+		return err
+	}
+	store, err := backend.open(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	validator, err := td.NewValidator()
+	if err != nil {
+		return err
+	}
+	dir := directory.NewService(store, validator, directory.Options{MaxTTL: cfg.MaxTTL, ReadCacheBytes: backend.readCacheBytes(cfg)})
+	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
+	if err != nil {
+		return err
+	}
+	baseURL := cfg.baseURL(listener.Addr())
+	api, err := httpapi.New(httpapi.Config{
+		BaseURL:         baseURL,
+		MaxBodyBytes:    cfg.MaxBodyBytes,
+		DefaultPageSize: cfg.DefaultPageSize,
+		MaxPageSize:     cfg.MaxPageSize,
+		Version:         version,
+	}, dir, log)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	go dir.RunExpiry(ctx, cfg.PurgeInterval, log)
+	server := &http.Server{
+		Handler:           api,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	log.Info("lmosdir serving", "version", version, "url", baseURL, "listen", listener.Addr().String(), "store", backend.kind, "data", backend.describe())
+	served := make(chan error, 1)
+	go func() { served <- server.Serve(listener) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutting down: %w", err)
+	}
+	return nil
+}
+
+// gcPercent is the GC target unless GOGC says otherwise: validating a TD allocates
+// thousands of short-lived objects while the live heap stays small, so collecting less
+// often buys throughput.
+const gcPercent = 400
+
+// tuneGC collects less often than Go's default unless GOGC is set.
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
+}
