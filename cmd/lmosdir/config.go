@@ -32,10 +32,15 @@ type config struct {
 	ShutdownTimeout time.Duration
 }
 
-func parseConfig(command string, args []string, stderr io.Writer) (config, error) {
+// parseConfig reads the settings of command from args and the LMOSDIR_* variables; extra
+// adds the command's own flags (which get variables the same way).
+func parseConfig(command string, args []string, stderr io.Writer, extra ...func(*flag.FlagSet)) (config, error) {
 	var cfg config
 	fs := flag.NewFlagSet("lmosdir "+command, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	for _, add := range extra {
+		add(fs)
+	}
 	fs.StringVar(&cfg.Listen, "listen", ":8080", "address to serve HTTP on")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "postgres://user:pass@host:5432/db for PostgreSQL, sqlite:///path/file.db for the embedded store; empty: the embedded store in --data-dir")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "folder of the embedded store's file lmosdir.db, when no --database-url is given")

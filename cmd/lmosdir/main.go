@@ -40,6 +40,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return migrate(ctx, args, stdout, stderr)
 	case "bench":
 		return runBench(ctx, args, stdout, stderr)
+	case "import":
+		return runImport(ctx, args, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "lmosdir", version)
 		return err
@@ -59,6 +61,7 @@ commands:
   migrate down N        roll back N migrations
   migrate version       print the schema version and whether it is dirty
   migrate force V       mark the schema as version V after repairing a failed migration
+  import                register TDs from NDJSON on standard input (or --generate N) into the store
   bench                 load a running directory and report throughput and latency; lmosdir bench -h
   bench report          render saved bench results (--results, --previous) as Markdown
   version               print the version
