@@ -45,20 +45,13 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if workers <= 0 || generate < 0 {
 		return errors.New("workers must be positive and generate not negative")
 	}
-	backend, err := chooseBackend(cfg)
-	if err != nil {
-		return err
-	}
-	store, err := backend.open(ctx, cfg)
+	// The read cache would only hold what nobody reads here.
+	cfg.ReadCacheMiB = 0
+	dir, backend, store, err := openDirectory(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	validator, err := td.NewValidator()
-	if err != nil {
-		return err
-	}
-	dir := directory.NewService(store, validator, directory.Options{MaxTTL: cfg.MaxTTL})
 
 	tds := make(chan []byte, workers)
 	var produceErr error

@@ -11,29 +11,18 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/httpapi"
-	"github.com/lmosdir/lmosdir/td"
 )
 
 // serve runs the directory until ctx ends, then drains in-flight requests.
 func serve(ctx context.Context, cfg config) error {
 	log := newLogger(cfg)
 	tuneGC()
-	backend, err := chooseBackend(cfg)
-	if err != nil {
-		return err
-	}
-	store, err := backend.open(ctx, cfg)
+	dir, backend, store, err := openDirectory(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
-	validator, err := td.NewValidator()
-	if err != nil {
-		return err
-	}
-	dir := directory.NewService(store, validator, directory.Options{MaxTTL: cfg.MaxTTL, ReadCacheBytes: backend.readCacheBytes(cfg)})
 	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", cfg.Listen)
 	if err != nil {
 		return err

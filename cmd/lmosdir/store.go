@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	neturl "net/url"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
+	"github.com/lmosdir/lmosdir/td"
 )
 
 // backend is where the directory keeps its data: PostgreSQL for production and replicas,
@@ -85,4 +87,23 @@ func (b backend) readCacheBytes(cfg config) int {
 		return 0
 	}
 	return cfg.ReadCacheMiB << 20
+}
+
+// openDirectory opens the configured store and the directory on it; the caller closes the
+// store.
+func openDirectory(ctx context.Context, cfg config) (*directory.Service, backend, directory.Store, error) {
+	b, err := chooseBackend(cfg)
+	if err != nil {
+		return nil, b, nil, err
+	}
+	store, err := b.open(ctx, cfg)
+	if err != nil {
+		return nil, b, nil, err
+	}
+	validator, err := td.NewValidator()
+	if err != nil {
+		return nil, b, nil, errors.Join(err, store.Close())
+	}
+	dir := directory.NewService(store, validator, directory.Options{MaxTTL: cfg.MaxTTL, ReadCacheBytes: b.readCacheBytes(cfg)})
+	return dir, b, store, nil
 }
