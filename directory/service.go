@@ -62,6 +62,11 @@ func (s *Service) Put(ctx context.Context, id string, raw []byte) (created bool,
 	if bodyID, ok := doc["id"]; ok && bodyID != id {
 		return false, invalidf("$.id", "the id in the TD (%v) differs from the id in the URL (%s); they must be equal", bodyID, id)
 	}
+	return s.put(ctx, id, raw, doc)
+}
+
+// put stores the validated TD raw (decoded as doc) under id.
+func (s *Service) put(ctx context.Context, id string, raw []byte, doc map[string]any) (bool, error) {
 	t, err := s.newThing(id, raw, doc)
 	if err != nil {
 		return false, err
@@ -79,6 +84,29 @@ func (s *Service) Create(ctx context.Context, raw []byte) (string, error) {
 	if _, ok := doc["id"]; ok {
 		return "", invalidf("$.id", "a TD with an id must be registered with PUT /things/{id}; POST /things is for anonymous TDs, which have no id")
 	}
+	return s.create(ctx, raw, doc)
+}
+
+// Import registers raw under its own id, or as an anonymous TD when it has none, and
+// returns the id: a bulk load needs no URL to name the Thing.
+func (s *Service) Import(ctx context.Context, raw []byte) (string, error) {
+	doc, err := s.validator.Validate(raw)
+	if err != nil {
+		return "", err
+	}
+	id, ok := doc["id"].(string)
+	if !ok {
+		return s.create(ctx, raw, doc)
+	}
+	if err := checkID(id); err != nil {
+		return id, err
+	}
+	_, err = s.put(ctx, id, raw, doc)
+	return id, err
+}
+
+// create stores the validated anonymous TD raw (decoded as doc) under a new id.
+func (s *Service) create(ctx context.Context, raw []byte, doc map[string]any) (string, error) {
 	id := "urn:uuid:" + uuid.NewString()
 	t, err := s.newThing(id, raw, doc)
 	if err != nil {

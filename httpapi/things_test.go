@@ -344,9 +344,26 @@ func TestListingCollection(t *testing.T) {
 		if len(whole["members"].([]any)) != 7 || whole["next"] != nil {
 			t.Errorf("unpaged collection: %v", whole)
 		}
-		// offset alone pages with the default page size; limit above the maximum is capped.
+		// offset alone pages with the default page size (5 here).
 		if page := f.get("/things?offset=1").want(t, http.StatusOK); strings.Count(string(page.body), `"registration"`) != 5 {
 			t.Errorf("offset without limit: %s", page.body)
+		}
+	})
+}
+
+func TestListingLimitIsCapped(t *testing.T) {
+	forEachStore(t, func(t *testing.T, store string) {
+		f := newFixture(t, store, func(c *Config) { c.MaxPageSize = 3 })
+		for i := range 5 {
+			id := fmt.Sprintf("urn:x:%d", i)
+			f.put("/things/"+id, minimalTD(id, "c")).want(t, http.StatusCreated)
+		}
+		r := f.get("/things?limit=100").want(t, http.StatusOK)
+		if n := strings.Count(string(r.body), `"registration"`); n != 3 {
+			t.Errorf("limit above the maximum page size gave %d TDs, want 3", n)
+		}
+		if next := parseLinks(r.header.Values("Link"))["next"].url; next != "/things?limit=3&offset=3" {
+			t.Errorf("next link after a capped page: %q", next)
 		}
 	})
 }

@@ -294,8 +294,18 @@ func TestMigrateCommands(t *testing.T) {
 	if out, err := lmosdir(t, env, "migrate", "down", "1"); err != nil {
 		t.Fatalf("migrate down: %v\n%s", err, out)
 	}
+	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("readyz after migrating down: %d %s", res.StatusCode, body)
+	}
+	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, "version 0 dirty false") {
+		t.Fatalf("migrate version after down: %v %q", err, out)
+	}
+	// force only records a version: after it the schema is reported as version 1 again.
 	if out, err := lmosdir(t, env, "migrate", "force", "1"); err != nil {
 		t.Fatalf("migrate force: %v\n%s", err, out)
+	}
+	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, "version 1 dirty false") {
+		t.Fatalf("migrate version after force: %v %q", err, out)
 	}
 	if out, err := lmosdir(t, env, "migrate", "down", "x"); err == nil || !strings.Contains(out, "not a valid number") {
 		t.Fatalf("migrate down x: %v %q", err, out)

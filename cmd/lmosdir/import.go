@@ -13,9 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/internal/tdgen"
-	"github.com/lmosdir/lmosdir/td"
 )
 
 // maxImportLine bounds one TD of an NDJSON import, like the HTTP body limit bounds one
@@ -53,7 +51,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	defer store.Close()
 
-	tds := make(chan []byte, workers)
+	tds := make(chan importItem, workers)
 	var produceErr error
 	go func() {
 		defer close(tds)
@@ -61,7 +59,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			gen := tdgen.New(seed)
 			for i := range generate {
 				select {
-				case tds <- gen.TD(i):
+				case tds <- importItem{where: fmt.Sprintf("generated TD %d", i), raw: gen.TD(i)}:
 				case <-ctx.Done():
 					return
 				}
@@ -80,8 +78,9 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for raw := range tds {
-				if err := importOne(ctx, dir, raw); err != nil {
+			for item := range tds {
+				if id, err := dir.Import(ctx, item.raw); err != nil {
+					err = fmt.Errorf("%s%s: %w", item.where, idNote(id), err)
 					failed.Add(1)
 					mu.Lock()
 					if len(failures) < 10 {
@@ -110,29 +109,23 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// importOne registers raw under its own id, or as an anonymous TD when it has none.
-func importOne(ctx context.Context, dir *directory.Service, raw []byte) error {
-	decoded, err := td.DecodeJSON(raw)
-	if err != nil {
-		return err
+// importItem is one TD to import and where it came from, for error messages.
+type importItem struct {
+	where string
+	raw   []byte
+}
+
+// idNote names the Thing in an error when its id is known (it is not when the TD failed
+// before its id was read).
+func idNote(id string) string {
+	if id == "" {
+		return ""
 	}
-	doc, ok := decoded.(map[string]any)
-	if !ok {
-		return errors.New("a line is not a JSON object")
-	}
-	id, ok := doc["id"].(string)
-	if !ok {
-		_, err = dir.Create(ctx, raw)
-		return err
-	}
-	if _, err := dir.Put(ctx, id, raw); err != nil {
-		return fmt.Errorf("%s: %w", id, err)
-	}
-	return nil
+	return " (" + id + ")"
 }
 
 // readNDJSON sends each non-empty line of r to tds.
-func readNDJSON(ctx context.Context, r io.Reader, tds chan<- []byte) error {
+func readNDJSON(ctx context.Context, r io.Reader, tds chan<- importItem) error {
 	reader := bufio.NewReaderSize(r, 1<<20)
 	for line := 1; ; line++ {
 		raw, err := reader.ReadBytes('\n')
@@ -141,7 +134,7 @@ func readNDJSON(ctx context.Context, r io.Reader, tds chan<- []byte) error {
 		}
 		if raw = bytes.TrimSpace(raw); len(raw) > 0 {
 			select {
-			case tds <- raw:
+			case tds <- importItem{where: fmt.Sprintf("line %d", line), raw: raw}:
 			case <-ctx.Done():
 				return ctx.Err()
 			}
