@@ -42,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runBench(ctx, args, stdout, stderr)
 	case "import":
 		return runImport(ctx, args, stdout, stderr)
+	case "search":
+		return runSearch(ctx, args, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "lmosdir", version)
 		return err
@@ -64,5 +66,6 @@ commands:
   import                register TDs from NDJSON on standard input (or --generate N) into the store
   bench                 load a running directory and report throughput and latency; lmosdir bench -h
   bench report          render saved bench results (--results, --previous) as Markdown
+  search                query a running directory (/search or --jsonpath); lmosdir search -h
   version               print the version
 `
