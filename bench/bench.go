@@ -80,6 +80,7 @@ func Run(ctx context.Context, cfg Config, report func(Result) error) error {
 		client: newClient(cfg.Concurrency),
 		base:   trimSlash(cfg.Target),
 	}
+	b.probes = sync.OnceValue(b.describeProbes)
 	b.server = findServer(cfg)
 	if cfg.Preload {
 		r, err := b.preload(ctx)
@@ -158,6 +159,8 @@ type bench struct {
 	client *http.Client
 	base   string
 	server *serverProcess
+	// probes describe some preloaded Things, for search scenarios that look for them.
+	probes func() []tdgen.Info
 }
 
 // request is what one client sends; expect lists the statuses that count as success.

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lmosdir/lmosdir/internal/tdgen"
 )
 
 // scenarios are the workloads by name. Each addresses the N preloaded Things, picked by a
@@ -35,16 +37,65 @@ var scenarios = map[string]scenario{
 		return request{method: http.MethodGet, path: "/things", expect: []int{http.StatusOK}}
 	}},
 	"list": {name: "list", subsets: []string{"list-page", "list-stream"}},
+	"search": {name: "search", next: func(b *bench, worker, i int) request {
+		// What a catalog user types: a word of a title, narrowed to a kind and a vendor.
+		p := b.probe(worker, i)
+		v := url.Values{"q": {firstWord(p.Title)}, "kind": {p.Kind}, "vendor": {p.Vendor}}
+		return request{method: http.MethodGet, path: "/search?" + v.Encode(), expect: []int{http.StatusOK}}
+	}},
+	"search-text": {name: "search-text", next: func(b *bench, worker, i int) request {
+		p := b.probe(worker, i)
+		return request{method: http.MethodGet, path: "/search?" + url.Values{"q": {p.Title}}.Encode(), expect: []int{http.StatusOK}}
+	}},
+	"jsonpath-title": {name: "jsonpath-title", next: func(b *bench, worker, i int) request {
+		p := b.probe(worker, i)
+		query := "$[?@.title==" + jsonPathString(p.Title) + "]"
+		return request{method: http.MethodGet, path: "/search/jsonpath?" + url.Values{"query": {query}}.Encode(), expect: []int{http.StatusOK}}
+	}},
+	"jsonpath-type-vendor": {name: "jsonpath-type-vendor", next: func(b *bench, worker, i int) request {
+		p := b.probe(worker, i)
+		query := "$[?@['@type']=='lmos:" + strings.ToUpper(p.Kind[:1]) + p.Kind[1:] + "' && @['lmos:metadata']['lmos:vendor']['lmos:name']==" + jsonPathString(p.Vendor) + "].id"
+		return request{method: http.MethodGet, path: "/search/jsonpath?" + url.Values{"query": {query}}.Encode(), expect: []int{http.StatusOK}}
+	}},
 	"patch-heartbeat": {name: "patch-heartbeat", next: func(b *bench, worker, i int) request {
 		return request{method: http.MethodPatch, path: b.thingPath(b.pick(worker, i)), contentType: "application/merge-patch+json", body: []byte("{}"), expect: []int{http.StatusNoContent}}
 	}},
+}
+
+// probeCount is how many preloaded Things the search scenarios look for.
+const probeCount = 1000
+
+// probe describes one of probeCount preloaded Things, spread over all N.
+func (b *bench) probe(worker, i int) tdgen.Info {
+	probes := b.probes()
+	return probes[b.pick(worker, i)%len(probes)]
+}
+
+func (b *bench) describeProbes() []tdgen.Info {
+	n := min(b.cfg.N, probeCount)
+	probes := make([]tdgen.Info, n)
+	for k := range probes {
+		probes[k] = b.gen.Info(k * b.cfg.N / n)
+	}
+	return probes
+}
+
+func firstWord(s string) string {
+	word, _, _ := strings.Cut(s, " ")
+	return word
+}
+
+// jsonPathString quotes s as a JSONPath string literal; generated titles and vendors
+// contain no quotes or backslashes, but nothing else should reach a query unquoted.
+func jsonPathString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // listPage is the page size of the list-page scenario.
 const listPage = 100
 
 // Standard is the suite `make bench` runs.
-var Standard = []string{"put", "get", "list", "patch-heartbeat"}
+var Standard = []string{"put", "get", "list", "patch-heartbeat", "search", "search-text", "jsonpath-title", "jsonpath-type-vendor"}
 
 // ScenarioNames lists the scenarios, for help texts.
 func ScenarioNames() string {

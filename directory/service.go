@@ -24,6 +24,11 @@ type Options struct {
 	// ReadCacheBytes keeps up to about twice this many bytes of recently read TDs in
 	// memory; 0 turns the cache off. Only for a store that no other process writes.
 	ReadCacheBytes int
+	// Expander expands TDs and their @type values; nil: types are indexed as written and
+	// there is no JSON-LD expansion.
+	Expander Expander
+	// Search limits /search and JSONPath queries.
+	Search SearchLimits
 }
 
 // Service is the directory's behavior on top of a Store.
@@ -33,6 +38,11 @@ type Service struct {
 	maxTTL    time.Duration
 	clock     func() time.Time
 	cache     *thingCache // nil: off
+	expander  Expander
+	limits    SearchLimits
+	// expansionWake has room for one signal: any number of writes while the expansion
+	// is busy make it look for work once more.
+	expansionWake chan struct{}
 }
 
 // NewService returns a Service keeping Things in store and validating them with validator.
@@ -41,7 +51,11 @@ func NewService(store Store, validator *td.Validator, opts Options) *Service {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Service{store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock, cache: newThingCache(opts.ReadCacheBytes)}
+	return &Service{
+		store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock,
+		cache: newThingCache(opts.ReadCacheBytes), expander: opts.Expander,
+		limits: opts.Search.withDefaults(), expansionWake: make(chan struct{}, 1),
+	}
 }
 
 // Now is the directory's current time, at the precision the stores keep.
@@ -71,7 +85,7 @@ func (s *Service) put(ctx context.Context, id string, raw []byte, doc map[string
 	if err != nil {
 		return false, err
 	}
-	defer s.forget(id)
+	defer s.written(id)
 	return s.store.Put(ctx, t, t.Created)
 }
 
@@ -112,7 +126,7 @@ func (s *Service) create(ctx context.Context, raw []byte, doc map[string]any) (s
 	if err != nil {
 		return "", err
 	}
-	defer s.forget(id)
+	defer s.written(id)
 	return id, s.store.Create(ctx, t, t.Created)
 }
 
@@ -126,7 +140,8 @@ func (s *Service) newThing(id string, raw []byte, doc map[string]any) (Thing, er
 	if err != nil {
 		return Thing{}, err
 	}
-	return Thing{ID: id, Document: prepared, Created: now, Modified: now, Expires: reg.expires, TTL: reg.ttl}, nil
+	ix := indexOf(raw, doc, s.expander)
+	return Thing{ID: id, Document: prepared, Created: now, Modified: now, Expires: reg.expires, TTL: reg.ttl, Index: &ix}, nil
 }
 
 // Get returns the live Thing with id.
@@ -149,8 +164,14 @@ func (s *Service) Get(ctx context.Context, id string) (Thing, error) {
 	return t, err
 }
 
-// forget drops id from the read cache after a write to it, whatever the write's outcome:
-// an error may come after the store changed.
+// written is what follows every write to id, whatever its outcome (an error may come after
+// the store changed): the read cache forgets id, and the expansion looks for work.
+func (s *Service) written(id string) {
+	s.forget(id)
+	s.wakeExpansion()
+}
+
+// forget drops id from the read cache.
 func (s *Service) forget(id string) {
 	if s.cache != nil {
 		s.cache.forget(id)
@@ -172,7 +193,7 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 		return invalidf("$.id", "a patch cannot change or remove the id of a Thing (%s)", id)
 	}
 	now := s.Now()
-	defer s.forget(id)
+	defer s.written(id)
 	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
 		if len(members) == 0 {
 			if current.TTL > 0 {
@@ -202,7 +223,8 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 		if err != nil {
 			return Thing{}, err
 		}
-		return Thing{ID: id, Document: prepared, Created: current.Created, Modified: now, Expires: reg.expires, TTL: reg.ttl}, nil
+		ix := indexOf(merged, doc, s.expander)
+		return Thing{ID: id, Document: prepared, Created: current.Created, Modified: now, Expires: reg.expires, TTL: reg.ttl, Index: &ix}, nil
 	})
 }
 

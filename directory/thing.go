@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"encoding/json"
 	"strconv"
 	"time"
 
@@ -19,6 +20,12 @@ type Thing struct {
 	Expires time.Time
 	// TTL is the registration's time to live in seconds, 0 when none was given.
 	TTL float64
+	// Index is what search indexes of the Thing. Stores write it but do not read it back.
+	Index *Index
+	// ExpansionProblem says why the stored JSON-LD expansion is incomplete or missing;
+	// empty when it is complete or not yet done. Stores read it but only SaveDerived
+	// writes it.
+	ExpansionProblem string
 }
 
 // LiveAt reports whether the registration has not expired at now.
@@ -53,6 +60,14 @@ func (t Thing) appendRegistration(dst []byte, retrieved time.Time) []byte {
 	}
 	dst = append(dst, `,"retrieved":`...)
 	dst = appendTime(dst, retrieved)
+	if t.ExpansionProblem != "" {
+		// Rare, so encoding/json rather than a string writer of our own. A string always
+		// encodes.
+		reason, _ := json.Marshal(t.ExpansionProblem)
+		dst = append(dst, `,"expansion":{"complete":false,"reason":`...)
+		dst = append(dst, reason...)
+		dst = append(dst, '}')
+	}
 	return append(dst, '}')
 }
 

@@ -31,6 +31,7 @@ const (
 	problemThingModel    = "urn:lmosdir:problem:thing-model"
 	problemMalformedJSON = "urn:lmosdir:problem:malformed-json"
 	problemBadRequest    = "urn:lmosdir:problem:bad-request"
+	problemQueryLimit    = "urn:lmosdir:problem:query-limit"
 )
 
 // statusError is a failure that the handlers detect themselves (arguments, media types,
@@ -54,6 +55,7 @@ func problemFor(err error) Problem {
 		syntaxErr  *td.SyntaxError
 		invalidErr *td.ValidationError
 		requestErr *directory.RequestError
+		limitErr   *directory.LimitError
 		maxBytes   *http.MaxBytesError
 		coder      echo.HTTPStatusCoder
 	)
@@ -83,6 +85,10 @@ func problemFor(err error) Problem {
 		if requestErr.Field != "" {
 			p.ValidationErrors = []td.Problem{{Field: requestErr.Field, Description: requestErr.Detail}}
 		}
+		return p
+	case errors.As(err, &limitErr):
+		p := newProblem(http.StatusUnprocessableEntity, limitErr.Detail)
+		p.Type = problemQueryLimit
 		return p
 	case errors.Is(err, directory.ErrNotFound):
 		return newProblem(http.StatusNotFound, "no Thing with this id is registered (or its registration expired)")

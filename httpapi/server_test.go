@@ -18,6 +18,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
+	"github.com/lmosdir/lmosdir/jsonld"
 	"github.com/lmosdir/lmosdir/td"
 )
 
@@ -46,9 +47,29 @@ type fixture struct {
 	url    string
 	clock  *clock
 	server *Server
+	dir    *directory.Service
+}
+
+// fixtureOptions are what tests vary in a fixture beyond the HTTP configuration.
+type fixtureOptions struct {
+	limits directory.SearchLimits
+	// withoutExpansion leaves the background expansion off, for tests that register many
+	// TDs and do not look at their expansion: under the race detector it would take most
+	// of the CPU.
+	withoutExpansion bool
 }
 
 var validator = sync.OnceValues(td.NewValidator)
+
+// expander is the JSON-LD processing of lmosdir serve without a context folder or
+// allow-list: only the bundled contexts load.
+var expander = sync.OnceValues(func() (*jsonld.Expander, error) {
+	loader, err := jsonld.NewLoader(jsonld.LoaderOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return jsonld.NewExpander(loader), nil
+})
 
 // forEachStore runs test once on each store: what the API shows must not depend on it.
 func forEachStore(t *testing.T, test func(t *testing.T, store string)) {
@@ -85,6 +106,13 @@ func openStore(t *testing.T, kind string) directory.Store {
 
 func newFixture(t *testing.T, storeKind string, tune ...func(*Config)) *fixture {
 	t.Helper()
+	return newFixtureWith(t, storeKind, fixtureOptions{}, tune...)
+}
+
+// newFixtureWith is newFixture with options. Unless told otherwise the fixture runs the
+// background expansion, as lmosdir serve does.
+func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ...func(*Config)) *fixture {
+	t.Helper()
 	store := openStore(t, storeKind)
 	var cacheBytes int
 	if storeKind == "sqlite" { // as lmosdir serve runs it
@@ -94,8 +122,23 @@ func newFixture(t *testing.T, storeKind string, tune ...func(*Config)) *fixture 
 	if err != nil {
 		t.Fatal(err)
 	}
+	expander, err := expander()
+	if err != nil {
+		t.Fatal(err)
+	}
 	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
-	dir := directory.NewService(store, v, directory.Options{MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes})
+	dir := directory.NewService(store, v, directory.Options{
+		MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes, Expander: expander, Search: opts.limits,
+	})
+	if !opts.withoutExpansion {
+		ctx, cancel := context.WithCancel(context.Background())
+		expanding := make(chan struct{})
+		go func() {
+			defer close(expanding)
+			dir.RunExpansion(ctx, 2, time.Second, slog.New(slog.DiscardHandler))
+		}()
+		t.Cleanup(func() { cancel(); <-expanding })
+	}
 	cfg := Config{BaseURL: "http://dir.example:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 5, MaxPageSize: 50, Version: "test"}
 	for _, f := range tune {
 		f(&cfg)
@@ -106,7 +149,7 @@ func newFixture(t *testing.T, storeKind string, tune ...func(*Config)) *fixture 
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &fixture{t: t, url: hs.URL, clock: clk, server: srv}
+	return &fixture{t: t, url: hs.URL, clock: clk, server: srv, dir: dir}
 }
 
 type response struct {
@@ -118,6 +161,21 @@ type response struct {
 // do sends a request with a raw (already escaped) path, so tests control the exact bytes.
 func (f *fixture) do(method, path, contentType, body string) response {
 	f.t.Helper()
+	header := http.Header{}
+	if contentType != "" {
+		header.Set("Content-Type", contentType)
+	}
+	return f.send(method, path, header, body)
+}
+
+// doAccept sends a request without a body with the given Accept header.
+func (f *fixture) doAccept(method, path, accept string) response {
+	f.t.Helper()
+	return f.send(method, path, http.Header{"Accept": {accept}}, "")
+}
+
+func (f *fixture) send(method, path string, header http.Header, body string) response {
+	f.t.Helper()
 	req, err := http.NewRequestWithContext(f.t.Context(), method, f.url, strings.NewReader(body))
 	if err != nil {
 		f.t.Fatal(err)
@@ -125,8 +183,8 @@ func (f *fixture) do(method, path, contentType, body string) response {
 	// Opaque puts the path on the request line byte for byte, even when it is not a valid
 	// escape, as a misbehaving client would send it.
 	req.URL.Opaque = "//" + req.URL.Host + path
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+	for name, values := range header {
+		req.Header[name] = values
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -22,6 +22,9 @@ const (
 	mediaLDJSON     = "application/ld+json"
 	mediaJSON       = "application/json"
 	mediaMergePatch = "application/merge-patch+json"
+
+	profileExpanded = "http://www.w3.org/ns/json-ld#expanded"
+	mediaExpanded   = mediaLDJSON + `; profile="` + profileExpanded + `"`
 )
 
 // tdMediaTypes are accepted for registrations: the TD media type, and the two that
@@ -33,11 +36,41 @@ func (s *Server) getThing(c *echo.Context) error {
 	if err != nil {
 		return err
 	}
+	c.Response().Header().Set(echo.HeaderVary, "Accept")
+	if wantsExpanded(c.Request().Header.Values("Accept")) {
+		x, err := s.dir.Expanded(c.Request().Context(), id)
+		if err != nil {
+			return err
+		}
+		if x.Expanded == nil {
+			return errorf(http.StatusUnprocessableEntity, "the TD cannot be expanded as JSON-LD: %s", x.Problem)
+		}
+		return writeBody(c, http.StatusOK, mediaExpanded, x.Expanded)
+	}
 	t, err := s.dir.Get(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
 	return writeBody(c, http.StatusOK, mediaTD, t.Enriched(s.dir.Now()))
+}
+
+// wantsExpanded reports whether an Accept header asks for JSON-LD in expanded form, which
+// the client says with the profile parameter (JSON-LD 1.1, section 9).
+func wantsExpanded(accept []string) bool {
+	for _, header := range accept {
+		for _, item := range strings.Split(header, ",") {
+			media, params, err := mime.ParseMediaType(strings.TrimSpace(item))
+			if err != nil || media != mediaLDJSON || params["q"] == "0" {
+				continue
+			}
+			for _, profile := range strings.Fields(params["profile"]) {
+				if profile == profileExpanded {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func (s *Server) putThing(c *echo.Context) error {
@@ -159,13 +192,8 @@ var listParameters = []string{"offset", "limit", "format"}
 func (s *Server) parseListQuery(c *echo.Context) (listQuery, error) {
 	var q listQuery
 	params := c.QueryParams()
-	for name, values := range params {
-		if !contains(listParameters, name) {
-			return q, errorf(http.StatusBadRequest, "unknown query parameter %q; /things accepts offset, limit and format", name)
-		}
-		if len(values) > 1 {
-			return q, errorf(http.StatusBadRequest, "query parameter %q is given %d times; give it once", name, len(values))
-		}
+	if err := checkParameters(params, "/things", listParameters); err != nil {
+		return q, err
 	}
 	var err error
 	if q.page.Offset, err = nonNegative(params, "offset", 0); err != nil {

@@ -114,6 +114,57 @@ const directoryTDTemplate = `{
         "htv:methodName": "DELETE",
         "additionalResponses": [{"description": "TD with the given id not found", "contentType": "application/problem+json", "htv:statusCodeValue": 404}]
       }]
+    },
+    "searchJSONPath": {
+      "description": "JSONPath (RFC 9535) search over the array of all TDs",
+      "uriVariables": {"query": {"title": "A valid JSONPath expression", "type": "string"}},
+      "output": {"description": "The schema depends on the given query", "type": "array"},
+      "safe": true,
+      "idempotent": true,
+      "forms": [{
+        "href": "search/jsonpath{?query}",
+        "htv:methodName": "GET",
+        "response": {"description": "Success response", "contentType": "application/json", "htv:statusCodeValue": 200},
+        "additionalResponses": [
+          {"description": "JSONPath expression not provided or contains syntax errors", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "The query exceeds the directory's limits", "contentType": "application/problem+json", "htv:statusCodeValue": 422}
+        ]
+      }]
+    },
+    "search": {
+      "description": "Full-text and filtered search of agents, tools and other Things, ranked, with facets and cursor pages (lmosdir's own search; see /openapi.yaml)",
+      "uriVariables": {
+        "q": {"title": "Words that must occur", "type": "string"},
+        "kind": {"title": "What the Thing is", "type": "string", "enum": ["agent", "tool", "directory", "link", "thing"]},
+        "type": {"title": "An @type, compact or expanded", "type": "string"},
+        "vendor": {"title": "Vendor name or URL", "type": "string"},
+        "action": {"title": "Action name", "type": "string"},
+        "property": {"title": "Property name", "type": "string"},
+        "event": {"title": "Event name", "type": "string"},
+        "capability": {"title": "LMOS capability id", "type": "string"},
+        "protocol": {"title": "URI scheme or subprotocol of a form", "type": "string"},
+        "limit": {"title": "Items per page", "type": "integer", "minimum": 1, "maximum": 100},
+        "cursor": {"title": "Where the page starts, from the previous page's next link", "type": "string"}
+      },
+      "output": {
+        "type": "object",
+        "properties": {
+          "items": {"type": "array", "items": {"type": "object"}},
+          "facets": {"type": "object"},
+          "next": {"oneOf": [{"type": "string"}, {"type": "null"}]}
+        }
+      },
+      "safe": true,
+      "idempotent": true,
+      "forms": [{
+        "href": "search{?q,kind,type,vendor,action,property,event,capability,protocol,limit,cursor}",
+        "htv:methodName": "GET",
+        "response": {"description": "Success response", "contentType": "application/json", "htv:statusCodeValue": 200},
+        "additionalResponses": [
+          {"description": "Unknown or invalid parameters", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "The query exceeds the directory's limits", "contentType": "application/problem+json", "htv:statusCodeValue": 422}
+        ]
+      }]
     }
   }
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lmosdir/lmosdir/internal/pgtest"
+	"github.com/lmosdir/lmosdir/migrations"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -287,8 +288,9 @@ func TestMigrateCommands(t *testing.T) {
 	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
 		t.Fatalf("readyz after migrating: %d %s", res.StatusCode, body)
 	}
+	latest := migrations.Latest(migrations.Postgres, "postgres")
 	out, err := lmosdir(t, env, "migrate", "version")
-	if err != nil || !strings.Contains(out, "version 1 dirty false") {
+	if err != nil || !strings.Contains(out, fmt.Sprintf("version %d dirty false", latest)) {
 		t.Fatalf("migrate version: %v %q", err, out)
 	}
 	if out, err := lmosdir(t, env, "migrate", "down", "1"); err != nil {
@@ -297,14 +299,14 @@ func TestMigrateCommands(t *testing.T) {
 	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("readyz after migrating down: %d %s", res.StatusCode, body)
 	}
-	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, "version 0 dirty false") {
+	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, fmt.Sprintf("version %d dirty false", latest-1)) {
 		t.Fatalf("migrate version after down: %v %q", err, out)
 	}
-	// force only records a version: after it the schema is reported as version 1 again.
-	if out, err := lmosdir(t, env, "migrate", "force", "1"); err != nil {
+	// force only records a version: after it the schema is reported as the latest again.
+	if out, err := lmosdir(t, env, "migrate", "force", fmt.Sprint(latest)); err != nil {
 		t.Fatalf("migrate force: %v\n%s", err, out)
 	}
-	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, "version 1 dirty false") {
+	if out, err := lmosdir(t, env, "migrate", "version"); err != nil || !strings.Contains(out, fmt.Sprintf("version %d dirty false", latest)) {
 		t.Fatalf("migrate version after force: %v %q", err, out)
 	}
 	if out, err := lmosdir(t, env, "migrate", "down", "x"); err == nil || !strings.Contains(out, "not a valid number") {

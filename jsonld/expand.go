@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/piprate/json-gold/ld"
@@ -49,10 +51,50 @@ func (e *Expander) options() *ld.JsonLdOptions {
 // loaded it returns a *ContextError and no output; any other error means doc
 // is not valid JSON-LD.
 func (e *Expander) Expand(doc []byte) ([]byte, error) {
+	input, err := decodeDocument(doc)
+	if err != nil {
+		return nil, err
+	}
+	return e.expand(input)
+}
+
+// maxMissingContexts bounds how many unavailable contexts ExpandPartial
+// leaves out before it gives up: each costs one more expansion.
+const maxMissingContexts = 8
+
+// ExpandPartial is Expand for a document that must be expanded as far as
+// possible: a context that cannot be loaded is left out wherever the document
+// refers to it, and incomplete says which ones and why (the terms they define
+// expand as if undefined, so JSON-LD drops them). err means there is no
+// expansion at all.
+func (e *Expander) ExpandPartial(doc []byte) (expanded []byte, incomplete string, err error) {
+	input, err := decodeDocument(doc)
+	if err != nil {
+		return nil, "", err
+	}
+	var missing []string
+	for {
+		out, err := e.expand(input)
+		cerr, ok := errors.AsType[*ContextError](err)
+		if !ok || len(missing) == maxMissingContexts {
+			return out, strings.Join(missing, "; "), err
+		}
+		missing = append(missing, cerr.Error())
+		if !dropContext(&input, cerr.URL) {
+			return nil, strings.Join(missing, "; "), err
+		}
+	}
+}
+
+func decodeDocument(doc []byte) (any, error) {
 	var input any
 	if err := json.Unmarshal(doc, &input); err != nil {
 		return nil, fmt.Errorf("jsonld: %w", err)
 	}
+	return input, nil
+}
+
+func (e *Expander) expand(input any) ([]byte, error) {
 	opts := e.options()
 	var expanded any
 	err := guard(func() (err error) {
@@ -71,6 +113,40 @@ func (e *Expander) Expand(doc []byte) ([]byte, error) {
 		return nil, fmt.Errorf("jsonld: %w", err)
 	}
 	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+// dropContext removes every reference to the context url from the @context
+// members of v, at any depth, and reports whether there was one.
+func dropContext(v *any, url string) bool {
+	dropped := false
+	switch node := (*v).(type) {
+	case map[string]any:
+		if c, ok := node["@context"]; ok {
+			switch c := c.(type) {
+			case string:
+				if c == url {
+					delete(node, "@context")
+					dropped = true
+				}
+			case []any:
+				kept := slices.DeleteFunc(c, func(entry any) bool { return entry == url })
+				dropped = len(kept) < len(c)
+				node["@context"] = kept
+			}
+		}
+		for key, member := range node {
+			if key != "@context" && dropContext(&member, url) {
+				dropped = true
+			}
+		}
+	case []any:
+		for i := range node {
+			if dropContext(&node[i], url) {
+				dropped = true
+			}
+		}
+	}
+	return dropped
 }
 
 // topLevel applies the final steps of the JSON-LD expansion algorithm, which

@@ -598,3 +598,51 @@ func BenchmarkExpandIRI(b *testing.B) {
 		}
 	}
 }
+
+func TestExpandPartialLeavesOutUnavailableContexts(t *testing.T) {
+	e := newExpander(t)
+	const missing = "https://example.org/contexts/missing"
+	const other = "https://example.org/contexts/other"
+	for name, tc := range map[string]struct {
+		doc     string
+		reasons int
+	}{
+		"top level": {`{"@context": ["` + tdContext + `", "` + missing + `"], "title": "x", "ex:kept": "y"}`, 1},
+		"alone":     {`{"@context": "` + missing + `", "https://www.w3.org/2019/wot/td#title": "x"}`, 1},
+		"nested":    {`{"@context": "` + tdContext + `", "title": "x", "links": [{"@context": "` + missing + `", "href": "https://example.org/"}]}`, 1},
+		"two":       {`{"@context": ["` + tdContext + `", "` + missing + `", {"x": "` + other + `"}, "` + other + `"], "title": "x"}`, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, incomplete, err := e.ExpandPartial([]byte(tc.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Count(incomplete, "is not available offline"); got != tc.reasons || !strings.Contains(incomplete, missing) {
+				t.Errorf("incomplete = %q, want %d reasons naming %s", incomplete, tc.reasons, missing)
+			}
+			node := singleNode(t, out)
+			if got := values(node, tdNS+"title"); len(got) != 1 || got[0] != "x" {
+				t.Errorf("title expanded to %v, want [x]: the loadable contexts still apply", got)
+			}
+		})
+	}
+}
+
+func TestExpandPartialComplete(t *testing.T) {
+	e := newExpander(t)
+	doc := readFile(t, weatherPath)
+	out, incomplete, err := e.ExpandPartial(doc)
+	if err != nil || incomplete != "" {
+		t.Fatalf("ExpandPartial: %q, %v", incomplete, err)
+	}
+	want, err := e.Expand(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out, want) {
+		t.Error("ExpandPartial of a complete document differs from Expand")
+	}
+	if _, _, err := e.ExpandPartial([]byte(`{"@context": {"@protected": "yes"}}`)); err == nil {
+		t.Error("a document that is not JSON-LD expanded without an error")
+	}
+}

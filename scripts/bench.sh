@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 N=${N:-10000}
 DURATION=${DURATION:-10s}
 CONCURRENCY=${CONCURRENCY:-32}
-SCENARIOS=${SCENARIOS:-put,get,list,patch-heartbeat}
+SCENARIOS=${SCENARIOS:-put,get,list,patch-heartbeat,search,search-text,jsonpath-title,jsonpath-type-vendor}
 results_dir=bench/results
 bin=bin/lmosdir
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -30,6 +31,11 @@ type config struct {
 	DBMaxConns      int
 	ReadCacheMiB    int
 	ShutdownTimeout time.Duration
+	ContextDir      string
+	ContextAllow    string
+	ExpandWorkers   int
+	QueryTimeout    time.Duration
+	MaxResultBytes  int
 }
 
 // parseConfig reads the settings of command from args and the LMOSDIR_* variables; extra
@@ -56,6 +62,11 @@ func parseConfig(command string, args []string, stderr io.Writer, extra ...func(
 	fs.IntVar(&cfg.DBMaxConns, "db-max-conns", 16, "largest number of PostgreSQL connections")
 	fs.IntVar(&cfg.ReadCacheMiB, "read-cache-mib", 64, "memory for recently read TDs with the embedded store (0: off)")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish after SIGTERM")
+	fs.StringVar(&cfg.ContextDir, "context-dir", "", "folder of extra JSON-LD context files with an index.json mapping URLs to files")
+	fs.StringVar(&cfg.ContextAllow, "context-allow", "", "comma-separated context URLs that may be fetched once over the network (default: none)")
+	fs.IntVar(&cfg.ExpandWorkers, "expand-workers", max(1, runtime.GOMAXPROCS(0)/2), "goroutines expanding registered TDs as JSON-LD in the background")
+	fs.DurationVar(&cfg.QueryTimeout, "query-timeout", 5*time.Second, "longest a /search or JSONPath query may run")
+	fs.IntVar(&cfg.MaxResultBytes, "max-result-bytes", 16<<20, "largest JSONPath search answer, in bytes")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -109,6 +120,12 @@ func (c *config) complete() error {
 		return errors.New("max-ttl must not be negative")
 	case c.DBMaxConns <= 0 || c.DBMaxConns > 10000:
 		return errors.New("db-max-conns must be between 1 and 10000")
+	case c.ExpandWorkers <= 0:
+		return errors.New("expand-workers must be positive")
+	case c.QueryTimeout <= 0:
+		return errors.New("query-timeout must be positive")
+	case c.MaxResultBytes <= 0:
+		return errors.New("max-result-bytes must be positive")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err
@@ -134,6 +151,17 @@ func newLogger(cfg config) *slog.Logger {
 		return slog.New(slog.NewTextHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}
+
+// contextAllowList is --context-allow as a list.
+func (c *config) contextAllowList() []string {
+	var urls []string
+	for u := range strings.SplitSeq(c.ContextAllow, ",") {
+		if u = strings.TrimSpace(u); u != "" {
+			urls = append(urls, u)
+		}
+	}
+	return urls
 }
 
 // baseURL is the configured base URL, or one on localhost with the port actually listened

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"net"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +19,7 @@ func TestConfigDefaults(t *testing.T) {
 		Listen: ":8080", DatabaseURL: "postgres://db/x", DataDir: "data", MaxBodyBytes: 1 << 20,
 		DefaultPageSize: 100, MaxPageSize: 1000, PurgeInterval: time.Minute, MaxTTL: 720 * time.Hour,
 		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ReadCacheMiB: 64, ShutdownTimeout: 15 * time.Second,
+		ExpandWorkers: max(1, runtime.GOMAXPROCS(0)/2), QueryTimeout: 5 * time.Second, MaxResultBytes: 16 << 20,
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)

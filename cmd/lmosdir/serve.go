@@ -40,6 +40,7 @@ func serve(ctx context.Context, cfg config) error {
 		return err
 	}
 	go dir.RunExpiry(ctx, cfg.PurgeInterval, log)
+	go dir.RunExpansion(ctx, cfg.ExpandWorkers, expansionInterval, log)
 	server := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -64,6 +65,10 @@ func serve(ctx context.Context, cfg config) error {
 	}
 	return nil
 }
+
+// expansionInterval is how often the expansion looks for TDs that other processes sharing
+// the database registered; this process's own writes wake it at once.
+const expansionInterval = 10 * time.Second
 
 // gcPercent is the GC target unless GOGC says otherwise: validating a TD allocates
 // thousands of short-lived objects while the live heap stays small, so collecting less

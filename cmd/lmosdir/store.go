@@ -11,6 +11,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
+	"github.com/lmosdir/lmosdir/jsonld"
 	"github.com/lmosdir/lmosdir/td"
 )
 
@@ -104,6 +105,15 @@ func openDirectory(ctx context.Context, cfg config) (*directory.Service, backend
 	if err != nil {
 		return nil, b, nil, errors.Join(err, store.Close())
 	}
-	dir := directory.NewService(store, validator, directory.Options{MaxTTL: cfg.MaxTTL, ReadCacheBytes: b.readCacheBytes(cfg)})
+	loader, err := jsonld.NewLoader(jsonld.LoaderOptions{Dir: cfg.ContextDir, AllowRemote: cfg.contextAllowList()})
+	if err != nil {
+		return nil, b, nil, errors.Join(err, store.Close())
+	}
+	dir := directory.NewService(store, validator, directory.Options{
+		MaxTTL:         cfg.MaxTTL,
+		ReadCacheBytes: b.readCacheBytes(cfg),
+		Expander:       jsonld.NewExpander(loader),
+		Search:         directory.SearchLimits{Timeout: cfg.QueryTimeout, MaxResultBytes: cfg.MaxResultBytes},
+	})
 	return dir, b, store, nil
 }

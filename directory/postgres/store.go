@@ -7,7 +7,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -72,15 +74,23 @@ func (s *Store) Close() error {
 
 // A row is live when it has no expiry or expires after $now; every read repeats this.
 const (
-	thingColumns = `id, document, created, modified, expires, ttl`
+	thingColumns = `id, document, created, modified, expires, ttl, expansion_problem`
 
-	// doc is jsonb, which cannot hold every JSON text (see jsonbCopy): $3 is a readable
-	// copy in the rare case the registered bytes are not, else NULL, which saves sending
-	// the document twice.
-	docExpr = `COALESCE($3::jsonb, convert_from($2, 'UTF8')::jsonb)`
+	// indexColumns are the columns of directory.Index, in the order of indexValues.
+	indexColumns = `kind, types, type_iris, vendor_name, vendor_url, title, description, actions, properties, events, capabilities, protocols, search`
 
-	insertThing = `INSERT INTO things AS t (id, document, doc, created, modified, expires, ttl, member_seq)
-VALUES ($1, $2, ` + docExpr + `, $4, $5, $6, $7, nextval('things_member_seq'))`
+	// A Put or Create stores the index of the row it tried to insert.
+	excludedIndex = `(` + indexColumns + `) = (EXCLUDED.kind, EXCLUDED.types, EXCLUDED.type_iris,
+	EXCLUDED.vendor_name, EXCLUDED.vendor_url, EXCLUDED.title, EXCLUDED.description, EXCLUDED.actions,
+	EXCLUDED.properties, EXCLUDED.events, EXCLUDED.capabilities, EXCLUDED.protocols, EXCLUDED.search)`
+
+	// An expansion is of one document; any write of another makes it not done.
+	resetExpansion = `expanded = NULL, expansion_problem = NULL, expanded_at = NULL`
+)
+
+var (
+	insertThing = `INSERT INTO things AS t (id, document, doc, created, modified, expires, ttl, member_seq, ` + indexColumns + `)
+VALUES ($1, $2, ` + docExpr("$2", "$3") + `, $4, $5, $6, $7, nextval('things_member_seq'), ` + indexValues(9) + `)`
 
 	// An expired row counts as absent: the new Thing takes its place as a newcomer, with
 	// its own created time and a new member_seq. The statement calls nextval exactly once,
@@ -95,7 +105,9 @@ ON CONFLICT (id) DO UPDATE SET
 	modified = EXCLUDED.modified,
 	expires = EXCLUDED.expires,
 	ttl = EXCLUDED.ttl,
-	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.member_seq ELSE EXCLUDED.member_seq END
+	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.member_seq ELSE EXCLUDED.member_seq END,
+	` + excludedIndex + `,
+	` + resetExpansion + `
 RETURNING member_seq = currval('things_member_seq')`
 
 	// A live row makes the WHERE false, so nothing is written and no row is affected.
@@ -107,23 +119,30 @@ ON CONFLICT (id) DO UPDATE SET
 	modified = EXCLUDED.modified,
 	expires = EXCLUDED.expires,
 	ttl = EXCLUDED.ttl,
-	member_seq = EXCLUDED.member_seq
+	member_seq = EXCLUDED.member_seq,
+	` + excludedIndex + `,
+	` + resetExpansion + `
 WHERE t.expires IS NOT NULL AND t.expires <= $8`
+)
 
+const (
 	getSQL = `SELECT ` + thingColumns + ` FROM things
 WHERE id = $1 AND (expires IS NULL OR expires > $2)`
 
 	lockSQL = getSQL + ` FOR UPDATE`
-
-	updateSQL = `UPDATE things SET document = $2, doc = ` + docExpr + `,
-	created = $4, modified = $5, expires = $6, ttl = $7
-WHERE id = $1`
 
 	deleteSQL = `DELETE FROM things WHERE id = $1 AND (expires IS NULL OR expires > $2)`
 
 	listSQL = `SELECT ` + thingColumns + ` FROM things
 WHERE expires IS NULL OR expires > $1
 ORDER BY id OFFSET $2 LIMIT $3`
+
+	// The JSONPath pre-filter: things_doc_path_idx finds the candidates, and the directory
+	// evaluates the exact query on them. doc holds no registration member, which the
+	// conditions never name.
+	listWhereSQL = `SELECT ` + thingColumns + ` FROM things
+WHERE (expires IS NULL OR expires > $1) AND doc @? $2::jsonpath
+ORDER BY id`
 
 	// A member_seq is never reused, so the set of live member_seqs changes exactly when
 	// the set of live ids does. count and max(member_seq) alone would miss a swap: Puts
@@ -141,8 +160,86 @@ FROM things WHERE expires IS NULL OR expires > $1`
 WHERE id IN (SELECT id FROM things WHERE expires <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
 	AND expires <= $1`
 
+	// The partial index on expanded_at IS NULL holds exactly the candidates.
+	unexpandedSQL = `SELECT id, document FROM things
+WHERE expanded_at IS NULL AND (expires IS NULL OR expires > $1)
+LIMIT $2`
+
+	expansionSQL = `SELECT expanded_at IS NOT NULL, expanded, expansion_problem FROM things
+WHERE id = $1 AND (expires IS NULL OR expires > $2)`
+
 	versionSQL = `SELECT version, dirty FROM ` + migrationsTable + ` LIMIT 1`
 )
+
+// Comparing the document makes a derivation that a write overtook change nothing: the
+// write reset the expansion, and the new document is derived in turn.
+var saveDerivedSQL = `UPDATE things SET expanded = $3, expansion_problem = $4, expanded_at = now(),
+	(` + indexColumns + `) = (` + indexValues(5) + `)
+WHERE id = $1 AND document = $2`
+
+// docExpr is the value of the doc column for the document and jsonbCopy parameters. doc is
+// jsonb, which cannot hold every JSON text (see jsonbCopy): the copy is a readable one in
+// the rare case the registered bytes are not, else NULL, which saves sending the document
+// twice.
+func docExpr(document, copied string) string {
+	return `COALESCE(` + copied + `::jsonb, convert_from(` + document + `, 'UTF8')::jsonb)`
+}
+
+// indexValues are the values of indexColumns from the parameters indexArgs gives, the first
+// of them numbered first. The tsvector is computed here, from the text fields, because
+// stemming must match what plainto_tsquery('english', ...) does to the words searched for.
+func indexValues(first int) string {
+	var n [indexArgCount]string
+	for i := range n {
+		n[i] = "$" + strconv.Itoa(first+i)
+	}
+	return strings.Join(n[:12], ", ") + `,
+	setweight(to_tsvector('english', ` + n[12] + `), 'A') || setweight(to_tsvector('english', ` + n[13] + `), 'B') ||
+	setweight(to_tsvector('english', ` + n[14] + `), 'B') || setweight(to_tsvector('english', ` + n[15] + `), 'C')`
+}
+
+// indexArgCount is the number of parameters of indexValues.
+const indexArgCount = 16
+
+// indexArgs are the parameters of indexValues: all NULL for a nil index, which leaves the
+// Thing unindexed, since every write of the index writes all its columns.
+func indexArgs(ix *directory.Index) []any {
+	if ix == nil {
+		return make([]any, indexArgCount)
+	}
+	return []any{
+		storable(ix.Kind), storableAll(ix.Types), storableAll(ix.TypeIRIs), storable(ix.VendorName),
+		storable(ix.VendorURL), storable(ix.Title), storable(ix.Description),
+		storableAll(ix.Actions), storableAll(ix.Properties), storableAll(ix.Events),
+		storableAll(ix.Capabilities), storableAll(ix.Protocols),
+		storable(ix.Text.Titles), storable(ix.Text.Names), storable(ix.Text.Vendor), storable(ix.Text.Descriptions),
+	}
+}
+
+// storable returns s as PostgreSQL's text can hold it: NUL characters and bytes that are not
+// UTF-8 become U+FFFD, as jsonbCopy does for the document. JSON strings may hold "\u0000",
+// and a TD must not fail to register because of one. Search values pass through it too, so
+// that they still equal what was stored.
+func storable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsRune(s, 0) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// storableAll is storable for each string of list, copying list only when one changes.
+func storableAll(list []string) []string {
+	for i, s := range list {
+		if t := storable(s); t != s {
+			out := slices.Clone(list)
+			for j := i; j < len(out); j++ {
+				out[j] = storable(out[j])
+			}
+			return out
+		}
+	}
+	return list
+}
 
 // purgeBatch bounds each purge statement so that a huge purge is many short transactions
 // rather than one long one holding locks on everything it deletes.
@@ -153,7 +250,7 @@ func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (crea
 	if !directory.StorableID(t.ID) {
 		return false, directory.UnstorableIDError(t.ID)
 	}
-	err = s.pool.QueryRow(ctx, putSQL, append(thingArgs(t), now)...).Scan(&created)
+	err = s.pool.QueryRow(ctx, putSQL, writeArgs(t, now)...).Scan(&created)
 	if err != nil {
 		return false, writeError("putting", t.ID, err)
 	}
@@ -165,7 +262,7 @@ func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) er
 	if !directory.StorableID(t.ID) {
 		return directory.UnstorableIDError(t.ID)
 	}
-	tag, err := s.pool.Exec(ctx, createSQL, append(thingArgs(t), now)...)
+	tag, err := s.pool.Exec(ctx, createSQL, writeArgs(t, now)...)
 	if err != nil {
 		return writeError("creating", t.ID, err)
 	}
@@ -211,7 +308,8 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		if next.ID != id {
 			return fmt.Errorf("updating thing %q: the change returned a Thing with id %q; an update cannot rename", id, next.ID)
 		}
-		if _, err := tx.Exec(ctx, updateSQL, thingArgs(next)...); err != nil {
+		sql, args := updateStatement(current, next)
+		if _, err := tx.Exec(ctx, sql, args...); err != nil {
 			return writeError("updating", id, err)
 		}
 		return nil
@@ -241,7 +339,13 @@ func (s *Store) List(ctx context.Context, page directory.Page, now time.Time, fn
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, listSQL, now, page.Offset, limit)
+	var rows pgx.Rows
+	var err error
+	if page.Where != nil {
+		rows, err = s.pool.Query(ctx, listWhereSQL, now, page.Where.SQLJSONPath())
+	} else {
+		rows, err = s.pool.Query(ctx, listSQL, now, page.Offset, limit)
+	}
 	if err != nil {
 		return fmt.Errorf("listing things: %w", err)
 	}
@@ -290,6 +394,63 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
 	}
 }
 
+// Unexpanded returns up to limit live Things whose expansion is not done.
+func (s *Store) Unexpanded(ctx context.Context, now time.Time, limit int) ([]directory.Thing, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, unexpandedSQL, now, limit)
+	if err != nil {
+		return nil, fmt.Errorf("listing things to expand: %w", err)
+	}
+	things, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (directory.Thing, error) {
+		var t directory.Thing
+		err := row.Scan(&t.ID, &t.Document)
+		return t, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing things to expand: %w", err)
+	}
+	return things, nil
+}
+
+// SaveDerived stores the index and expansion derived from document, unless the Thing id no
+// longer has that document.
+func (s *Store) SaveDerived(ctx context.Context, id string, document []byte, ix directory.Index, x directory.Expansion) error {
+	if !directory.StorableID(id) {
+		return nil
+	}
+	var problem any // NULL when there is none
+	if x.Problem != "" {
+		problem = storable(x.Problem)
+	}
+	args := append([]any{id, document, x.Expanded, problem}, indexArgs(&ix)...)
+	if _, err := s.pool.Exec(ctx, saveDerivedSQL, args...); err != nil {
+		return writeError("saving the derived index of", id, err)
+	}
+	return nil
+}
+
+// Expansion returns the stored expansion of the live Thing id.
+func (s *Store) Expansion(ctx context.Context, id string, now time.Time) (directory.Expansion, error) {
+	if !directory.StorableID(id) {
+		return directory.Expansion{}, directory.ErrNotFound
+	}
+	var x directory.Expansion
+	var problem *string
+	err := s.pool.QueryRow(ctx, expansionSQL, id, now).Scan(&x.Done, &x.Expanded, &problem)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return directory.Expansion{}, directory.ErrNotFound
+	}
+	if err != nil {
+		return directory.Expansion{}, fmt.Errorf("reading the expansion of thing %q: %w", id, err)
+	}
+	if problem != nil {
+		x.Problem = *problem
+	}
+	return x, nil
+}
+
 // Ready checks that the database answers and its schema is the one this binary expects.
 func (s *Store) Ready(ctx context.Context) error {
 	version, err := s.schemaVersion(ctx)
@@ -317,43 +478,106 @@ func (s *Store) schemaVersion(ctx context.Context) (uint, error) {
 	return uint(version), nil
 }
 
-// thingArgs are the parameters $1..$7 of insertThing and updateSQL.
-func thingArgs(t directory.Thing) []any {
-	var expires, ttl any // NULL when absent
+// writeArgs are the parameters of putSQL and createSQL.
+func writeArgs(t directory.Thing, now time.Time) []any {
+	expires, ttl := registrationArgs(t)
+	args := []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl, now}
+	return append(args, indexArgs(t.Index)...)
+}
+
+// registrationArgs are the expires and ttl parameters of t, NULL when absent.
+func registrationArgs(t directory.Thing) (expires, ttl any) {
 	if !t.Expires.IsZero() {
 		expires = t.Expires
 	}
 	if t.TTL != 0 {
 		ttl = t.TTL
 	}
-	return []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl}
+	return expires, ttl
+}
+
+// updateStatement writes next over current. An unchanged document is not written again,
+// which spares renewals re-parsing the jsonb copy and rewriting both out of line, and it
+// keeps the expansion, which is of the document.
+func updateStatement(current, next directory.Thing) (string, []any) {
+	var p params
+	expires, ttl := registrationArgs(next)
+	var b strings.Builder
+	b.WriteString(`UPDATE things SET created = ` + p.add(next.Created) + `, modified = ` + p.add(next.Modified) +
+		`, expires = ` + p.add(expires) + `, ttl = ` + p.add(ttl))
+	if !bytes.Equal(current.Document, next.Document) {
+		document := p.add(next.Document)
+		b.WriteString(`, document = ` + document + `, doc = ` + docExpr(document, p.add(jsonbCopy(next.Document))) +
+			`, ` + resetExpansion)
+	}
+	if next.Index != nil {
+		b.WriteString(`, (` + indexColumns + `) = (` + indexValues(len(p)+1) + `)`)
+		p = append(p, indexArgs(next.Index)...)
+	}
+	b.WriteString(` WHERE id = ` + p.add(next.ID))
+	return b.String(), p
+}
+
+// params collects the arguments of a statement assembled from fixed fragments: each value
+// gets a placeholder, so no value is ever part of the SQL text.
+type params []any
+
+// add appends v and returns its placeholder.
+func (p *params) add(v any) string {
+	*p = append(*p, v)
+	return "$" + strconv.Itoa(len(*p))
 }
 
 func scanThing(row pgx.Row) (directory.Thing, error) {
-	var t directory.Thing
-	var expires *time.Time
-	var ttl *float64
-	if err := row.Scan(&t.ID, &t.Document, &t.Created, &t.Modified, &expires, &ttl); err != nil {
+	var r thingRow
+	if err := row.Scan(r.dest()...); err != nil {
 		return directory.Thing{}, err
 	}
-	t.Created = t.Created.UTC()
-	t.Modified = t.Modified.UTC()
-	if expires != nil {
-		t.Expires = expires.UTC()
-	}
-	if ttl != nil {
-		t.TTL = *ttl
-	}
-	return t, nil
+	return r.thing(), nil
 }
 
-// writeError explains the one way a valid TD can fail to be stored: PostgreSQL's numeric
-// type, which jsonb uses for numbers, has a bounded range (131072 digits before the
-// decimal point and 16383 after), unlike JSON's.
+// thingRow receives the thingColumns of a row.
+type thingRow struct {
+	t       directory.Thing
+	expires *time.Time
+	ttl     *float64
+	problem *string
+}
+
+func (r *thingRow) dest() []any {
+	return []any{&r.t.ID, &r.t.Document, &r.t.Created, &r.t.Modified, &r.expires, &r.ttl, &r.problem}
+}
+
+func (r *thingRow) thing() directory.Thing {
+	t := r.t
+	t.Created = t.Created.UTC()
+	t.Modified = t.Modified.UTC()
+	if r.expires != nil {
+		t.Expires = r.expires.UTC()
+	}
+	if r.ttl != nil {
+		t.TTL = *r.ttl
+	}
+	if r.problem != nil {
+		t.ExpansionProblem = *r.problem
+	}
+	return t
+}
+
+// writeError explains the ways a valid TD can fail to be stored. PostgreSQL's numeric type,
+// which jsonb uses for numbers, has a bounded range (131072 digits before the decimal point
+// and 16383 after), unlike JSON's. And an index entry must fit in a third of a page, about
+// 2700 bytes after compression: a value the search index keeps whole (an affordance name,
+// the vendor name, the @type values together) can be too long for it.
 func writeError(action, id string, err error) error {
 	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "22003" { // numeric_value_out_of_range
-		return &directory.RequestError{Field: "$", Detail: "the TD contains a number beyond the range this directory can index: " + pgErr.Message}
+	if errors.As(err, &pgErr) {
+		switch pgErr.Code {
+		case "22003": // numeric_value_out_of_range
+			return &directory.RequestError{Field: "$", Detail: "the TD contains a number beyond the range this directory can index: " + pgErr.Message}
+		case "54000": // program_limit_exceeded
+			return &directory.RequestError{Field: "$", Detail: "the TD contains a value too long for this directory to index: " + pgErr.Message}
+		}
 	}
 	return fmt.Errorf("%s thing %q: %w", action, id, err)
 }

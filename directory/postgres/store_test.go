@@ -124,12 +124,13 @@ func TestMigrateDirty(t *testing.T) {
 	s, dbURL := open(t)
 	// What golang-migrate leaves behind when a migration fails halfway.
 	exec(t, dbURL, `UPDATE schema_migrations SET dirty = true`)
-	want := "database schema is dirty at version 1: a migration failed halfway; repair the schema by hand, then run: lmosdir migrate force 1"
+	v := int(latestVersion)
+	want := fmt.Sprintf("database schema is dirty at version %d: a migration failed halfway; repair the schema by hand, then run: lmosdir migrate force %d", v, v)
 
 	check := func(what string, err error) {
 		t.Helper()
 		var dirty *migrations.DirtyError
-		if !errors.As(err, &dirty) || dirty.Version != 1 || !strings.Contains(err.Error(), want) {
+		if !errors.As(err, &dirty) || dirty.Version != v || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s = %v, want %q", what, err, want)
 		}
 	}
@@ -141,12 +142,12 @@ func TestMigrateDirty(t *testing.T) {
 	_, err = Open(ctx, dbURL, Options{})
 	check("Open", err)
 	// Never forced behind the operator's back: still dirty.
-	wantVersion(t, dbURL, 1, true)
+	wantVersion(t, dbURL, latestVersion, true)
 
-	if err := MigrateForce(ctx, dbURL, 1); err != nil {
+	if err := MigrateForce(ctx, dbURL, v); err != nil {
 		t.Fatalf("MigrateForce: %v", err)
 	}
-	wantVersion(t, dbURL, 1, false)
+	wantVersion(t, dbURL, latestVersion, false)
 	if err := MigrateUp(ctx, dbURL); err != nil {
 		t.Fatalf("MigrateUp after force: %v", err)
 	}
@@ -267,9 +268,10 @@ func TestDatabaseURLs(t *testing.T) {
 	}
 }
 
-// TestListOrderICU runs on a database whose default collation sorts "a" before "B", as
-// most servers' locales do: the id column's own collation must still give code points.
-func TestListOrderICU(t *testing.T) {
+// openICU returns a migrated store on a new database whose default collation sorts "a"
+// before "B", as most servers' locales do.
+func openICU(t *testing.T) *Store {
+	t.Helper()
 	ctx := testContext(t)
 	base := pgtest.NewDatabase(t)
 	u, err := url.Parse(base)
@@ -297,12 +299,21 @@ func TestListOrderICU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	t.Cleanup(func() { _ = s.Close() })
 
 	var localeSorted bool
 	if err := s.pool.QueryRow(ctx, `SELECT 'urn:x:a' < 'urn:x:B'`).Scan(&localeSorted); err != nil || !localeSorted {
 		t.Fatalf("the database does not sort by locale (%v, %v); the test proves nothing", localeSorted, err)
 	}
+	return s
+}
+
+// TestListOrderICU runs on a database whose default collation sorts "a" before "B", as
+// most servers' locales do: the id column's own collation must still give code points.
+func TestListOrderICU(t *testing.T) {
+	ctx := testContext(t)
+	s := openICU(t)
+
 	ids := []string{"urn:x:B", "urn:x:a", "urn:x:ä", "urn:x:Z", "urn:x:A", "urn:x:b", "urn:x:é", "urn:x:😀", "urn:x:~"}
 	now := time.Now()
 	for _, id := range ids {
@@ -341,7 +352,7 @@ func TestMembershipOutOfOrderCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	if _, err := tx.Exec(ctx, putSQL, append(thingArgs(thing("urn:x:c")), now)...); err != nil {
+	if _, err := tx.Exec(ctx, putSQL, writeArgs(thing("urn:x:c"), now)...); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Put(ctx, thing("urn:x:b"), now); err != nil {

@@ -131,13 +131,14 @@ func TestMigrateDirty(t *testing.T) {
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	// What golang-migrate leaves behind when a migration fails halfway.
-	forceSchema(t, path, 1, true)
-	want := "database schema is dirty at version 1: a migration failed halfway; repair the schema by hand, then run: lmosdir migrate force 1"
+	// What golang-migrate leaves behind when the last migration fails halfway.
+	last := int(latestVersion)
+	forceSchema(t, path, last, true)
+	want := fmt.Sprintf("database schema is dirty at version %d: a migration failed halfway; repair the schema by hand, then run: lmosdir migrate force %d", last, last)
 	check := func(what string, err error) {
 		t.Helper()
 		var dirty *migrations.DirtyError
-		if !errors.As(err, &dirty) || dirty.Version != 1 || !strings.Contains(err.Error(), want) {
+		if !errors.As(err, &dirty) || dirty.Version != last || !strings.Contains(err.Error(), want) {
 			t.Fatalf("%s = %v, want %q", what, err, want)
 		}
 	}
@@ -148,12 +149,12 @@ func TestMigrateDirty(t *testing.T) {
 	_, err = Open(ctx, path, Options{})
 	check("Open", err)
 	// Never forced behind the operator's back: still dirty.
-	wantVersion(t, path, 1, true)
+	wantVersion(t, path, latestVersion, true)
 
-	if err := MigrateForce(ctx, path, 1); err != nil {
+	if err := MigrateForce(ctx, path, last); err != nil {
 		t.Fatalf("MigrateForce: %v", err)
 	}
-	wantVersion(t, path, 1, false)
+	wantVersion(t, path, latestVersion, false)
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatalf("MigrateUp after force: %v", err)
 	}

@@ -88,6 +88,12 @@ type writerStmts struct {
 	savepoint, release, rollbackToSavepoint *sql.Stmt
 	readSeq, writeSeq                       *sql.Stmt
 	put, create, update, delete, purge      *sql.Stmt
+	// The search index and the expansion of a Thing (see search.go).
+	deleteIndex, deleteTerms, deleteText *sql.Stmt
+	insertIndex, insertTerms, insertText *sql.Stmt
+	setIndexExpires                      *sql.Stmt
+	setExpansion, deleteExpansion        *sql.Stmt
+	findDocument                         *sql.Stmt
 }
 
 func startWriter(ctx context.Context, path string) (_ *writer, err error) {
@@ -129,6 +135,16 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&w.stmts.update, updateSQL},
 		{&w.stmts.delete, deleteSQL},
 		{&w.stmts.purge, purgeSQL},
+		{&w.stmts.deleteIndex, deleteIndexSQL},
+		{&w.stmts.deleteTerms, deleteTermsSQL},
+		{&w.stmts.deleteText, deleteTextSQL},
+		{&w.stmts.insertIndex, insertIndexSQL},
+		{&w.stmts.insertTerms, insertTermsSQL},
+		{&w.stmts.insertText, insertTextSQL},
+		{&w.stmts.setIndexExpires, setIndexExpiresSQL},
+		{&w.stmts.setExpansion, setExpansionSQL},
+		{&w.stmts.deleteExpansion, deleteExpansionSQL},
+		{&w.stmts.findDocument, findDocumentSQL},
 	} {
 		stmt, err := w.conn.PrepareContext(ctx, p.sql)
 		if err != nil {

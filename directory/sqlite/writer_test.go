@@ -144,10 +144,10 @@ func TestBatchFailureIsolated(t *testing.T) {
 	wg.Go(func() { createErr = s.Create(ctx, thing("urn:b:existing"), t0) })
 	// An operation that writes, then fails: its write must be undone, and only its.
 	refused := errors.New("refused halfway")
+	undone := indexedThing("urn:b:undone", fullIndex)
 	wg.Go(func() {
 		failedErr = s.w.submit(ctx, func(b *batch) error {
-			var created bool
-			if err := b.stmts.put.QueryRowContext(b.ctx, append(thingArgs(thing("urn:b:undone")), b.next(), micros(t0))...).Scan(&created); err != nil {
+			if _, err := b.put(thingArgs(undone), newIndexArgs(undone.Index), t0); err != nil {
 				return err
 			}
 			return refused
@@ -174,6 +174,12 @@ func TestBatchFailureIsolated(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "urn:b:undone", t0); !errors.Is(err, directory.ErrNotFound) {
 		t.Errorf("Get of the failed operation's write = %v, want ErrNotFound: the savepoint should have undone it", err)
+	}
+	for table, column := range map[string]string{"thing_index": "thing", "thing_terms": "thing", "thing_text": "rowid"} {
+		var n int
+		if err := s.readers.QueryRowContext(ctx, `SELECT count(*) FROM `+table+` WHERE `+column+` NOT IN (SELECT num FROM things)`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s has %d rows of no Thing (%v): the savepoint should have undone them", table, n, err)
+		}
 	}
 	if m, err := s.Membership(ctx, t0); err != nil || m.Total != puts+1 {
 		t.Errorf("Membership = %+v, %v; want %d", m, err, puts+1)
@@ -233,7 +239,8 @@ func TestCancelWhileRunningWaitsForOutcome(t *testing.T) {
 		errc <- s.w.submit(ctx, func(b *batch) error {
 			close(running)
 			<-finish
-			return b.stmts.put.QueryRowContext(b.ctx, append(thingArgs(thing("urn:c:running")), b.next(), micros(t0))...).Scan(new(bool))
+			_, err := b.put(thingArgs(thing("urn:c:running")), nil, t0)
+			return err
 		})
 	}()
 	<-running
@@ -336,7 +343,8 @@ func readLog(t *testing.T, s *Store, id string) []string {
 // inside an Update's change, the store's own Put would wait for the Update forever.
 func sneakPut(ctx context.Context, s *Store, th directory.Thing) error {
 	return s.w.submit(ctx, func(b *batch) error {
-		return b.stmts.put.QueryRowContext(b.ctx, append(thingArgs(th), b.next(), micros(t0))...).Scan(new(bool))
+		_, err := b.put(thingArgs(th), newIndexArgs(th.Index), t0)
+		return err
 	})
 }
 
@@ -402,10 +410,7 @@ func TestUpdateAfterDeleteAndRecreate(t *testing.T) {
 		if calls == 1 {
 			// The Thing is deleted and registered anew: a revision counted per row
 			// would be back at the value the Update read.
-			err := s.w.submit(ctx, func(b *batch) error {
-				_, err := b.stmts.delete.ExecContext(b.ctx, id, micros(t0))
-				return err
-			})
+			err := s.w.submit(ctx, func(b *batch) error { return b.delete(id, t0) })
 			if err == nil {
 				err = sneakPut(ctx, s, logThing(id, "second"))
 			}
