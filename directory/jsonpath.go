@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/lmosdir/lmosdir/pathquery"
+	"github.com/lmosdir/lmosdir/td"
 )
 
 // SearchJSONPath evaluates an RFC 9535 JSONPath query over the array of all live Enriched
@@ -29,7 +31,9 @@ func (s *Service) SearchJSONPath(ctx context.Context, query string) ([]byte, pat
 	src := &storeSource{store: s.store, now: s.Now()}
 	stats, err := pathquery.Evaluate(ctx, q, src, pathquery.Options{MaxMaterialize: s.limits.MaxWholeRoot}, func(v any) error {
 		node.Reset()
-		if err := enc.Encode(v); err != nil {
+		if raw := src.rawOf(v); raw != nil {
+			node.Write(raw)
+		} else if err := enc.Encode(v); err != nil {
 			return err
 		}
 		if len(out)+node.Len() > s.limits.MaxResultBytes {
@@ -54,6 +58,19 @@ func (s *Service) SearchJSONPath(ctx context.Context, query string) ([]byte, pat
 type storeSource struct {
 	store Store
 	now   time.Time
+	// current is the TD being evaluated, decoded from enriched.
+	current  map[string]any
+	enriched []byte
+}
+
+// rawOf returns the served bytes of v when v is the TD being evaluated, the node most
+// queries select: encoding a decoded TD again would cost as much as decoding it did.
+func (src *storeSource) rawOf(v any) []byte {
+	m, ok := v.(map[string]any)
+	if !ok || src.current == nil || reflect.ValueOf(m).UnsafePointer() != reflect.ValueOf(src.current).UnsafePointer() {
+		return nil
+	}
+	return src.enriched
 }
 
 func (src *storeSource) Len(ctx context.Context) (int, error) {
@@ -62,17 +79,17 @@ func (src *storeSource) Len(ctx context.Context) (int, error) {
 }
 
 func (src *storeSource) Each(ctx context.Context, cond *pathquery.Condition, fn func(any) error) error {
-	var enriched []byte
+	defer func() { src.current = nil }()
 	return src.store.List(ctx, Page{Where: cond}, src.now, func(t Thing) error {
-		enriched = t.AppendEnriched(enriched[:0], src.now)
-		dec := json.NewDecoder(bytes.NewReader(enriched))
-		// Numbers keep their spelling in the answer, and RFC 9535 compares them by value
-		// either way.
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
+		src.enriched = t.AppendEnriched(src.enriched[:0], src.now)
+		// td's decoder, because decoding every candidate is most of a query's time and it
+		// is about twice as fast as encoding/json here. Its numbers are json.Number, so they
+		// keep their spelling in the answer; RFC 9535 compares them by value either way.
+		v, err := td.DecodeJSON(src.enriched)
+		if err != nil {
 			return fmt.Errorf("decoding %s: %w", t.ID, err)
 		}
+		src.current, _ = v.(map[string]any)
 		return fn(v)
 	})
 }

@@ -3,6 +3,7 @@ package pathquery
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,13 +85,8 @@ func TestAPanickingTDContributesNothing(t *testing.T) {
 			if stats.Failed != tc.failed {
 				t.Errorf("Stats.Failed = %d, want %d", stats.Failed, tc.failed)
 			}
-			if len(got) != len(tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("selected %q, want %q", got, tc.want)
-			}
-			for i := range got {
-				if got[i] != tc.want[i] {
-					t.Fatalf("selected %q, want %q", got, tc.want)
-				}
 			}
 		})
 	}

@@ -47,27 +47,38 @@ func reportRate(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 }
 
-// BenchmarkPut registers a new 4 KB Thing per operation from 32 goroutines.
+// BenchmarkPut registers a new 4 KB Thing per operation from 32 goroutines, without a
+// search index and with one as the directory derives it.
 func BenchmarkPut(b *testing.B) {
-	s, _ := open(b)
-	before, after := agentDocument(b)
-	now := time.Now()
-	var n atomic.Int64
-	commits := s.w.commits.Load()
-	setParallel(b)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := b.Context()
-		for pb.Next() {
-			th := agentThing(before, after, fmt.Sprintf("urn:bench:%09d", n.Add(1)), now)
-			if _, err := s.Put(ctx, th, now); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	reportRate(b)
-	b.ReportMetric(float64(b.N)/float64(s.w.commits.Load()-commits), "writes/commit")
+	for _, bc := range []struct {
+		name    string
+		indexed bool
+	}{{"plain", false}, {"indexed", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s, _ := open(b)
+			before, after := agentDocument(b)
+			now := time.Now()
+			var n atomic.Int64
+			commits := s.w.commits.Load()
+			setParallel(b)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				ctx := b.Context()
+				for pb.Next() {
+					th := agentThing(before, after, fmt.Sprintf("urn:bench:%09d", n.Add(1)), now)
+					if bc.indexed {
+						th.Index = agentIndex()
+					}
+					if _, err := s.Put(ctx, th, now); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportRate(b)
+			b.ReportMetric(float64(b.N)/float64(s.w.commits.Load()-commits), "writes/commit")
+		})
+	}
 }
 
 // BenchmarkGet reads random Things of 10,000 from 32 goroutines.

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -399,30 +398,6 @@ func agentIndex() *directory.Index {
 			Descriptions: "Forecasts the weather for any location, hourly and daily. Vorhersagen für jeden Ort.", Vendor: "Acme Corp",
 		},
 	}
-}
-
-// BenchmarkPutIndexed is BenchmarkPut with the index a Put of the directory carries.
-func BenchmarkPutIndexed(b *testing.B) {
-	s, _ := open(b)
-	before, after := agentDocument(b)
-	now := time.Now()
-	var n atomic.Int64
-	commits := s.w.commits.Load()
-	setParallel(b)
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		ctx := b.Context()
-		for pb.Next() {
-			th := agentThing(before, after, fmt.Sprintf("urn:bench:%09d", n.Add(1)), now)
-			th.Index = agentIndex()
-			if _, err := s.Put(ctx, th, now); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	reportRate(b)
-	b.ReportMetric(float64(b.N)/float64(s.w.commits.Load()-commits), "writes/commit")
 }
 
 // BenchmarkSearch runs searches on 5,000 Things, one at a time: its time is the latency
