@@ -1,0 +1,1 @@
+DROP INDEX thing_index_title_idx;
