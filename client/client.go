@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // defaultMaxResponseBytes bounds what the client reads of one answer, so that a misbehaving
@@ -29,6 +30,9 @@ type Client struct {
 	http *http.Client
 	// maxResponseBytes is a whole number of MiB, as errors state it.
 	maxResponseBytes int
+	// eventsRetry, when set, replaces the first reconnection delay of Events until the
+	// server sets one, so that tests need not wait seconds.
+	eventsRetry time.Duration
 }
 
 // Option changes a Client made by New.
