@@ -181,12 +181,7 @@ func TestMigrateDownRestoresSchema(t *testing.T) {
 func schemaOf(t *testing.T, dbURL string) string {
 	t.Helper()
 	ctx := testContext(t)
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close(ctx) }()
-	rows, err := conn.Query(ctx, `
+	rows, err := connect(t, dbURL).Query(ctx, `
 SELECT format('%s.%s %s %s %s', table_name, column_name, data_type, is_nullable, attstorage)
 FROM information_schema.columns
 JOIN pg_attribute ON attrelid = (table_schema || '.' || table_name)::regclass AND attname = column_name

@@ -48,15 +48,21 @@ func TestContract(t *testing.T) {
 	})
 }
 
-func exec(t *testing.T, dbURL, sql string) {
+// connect opens a connection of its own to dbURL, closed when the test ends.
+func connect(t *testing.T, dbURL string) *pgx.Conn {
 	t.Helper()
 	ctx := testContext(t)
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = conn.Close(ctx) }()
-	if _, err := conn.Exec(ctx, sql); err != nil {
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
+}
+
+func exec(t *testing.T, dbURL, sql string) {
+	t.Helper()
+	if _, err := connect(t, dbURL).Exec(testContext(t), sql); err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 }
