@@ -111,19 +111,22 @@ func (s *Service) checkSearch(q *SearchQuery) error {
 	if q.Kind != "" && !slices.Contains(Kinds, q.Kind) {
 		return invalidf("kind", "unknown kind %q: use one of %s", q.Kind, strings.Join(Kinds, ", "))
 	}
-	for name, v := range q.fields() {
-		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
-			return invalidf(name, "%s must be UTF-8 text without NUL characters", name)
+	for _, f := range q.fields() {
+		if !utf8.ValidString(f.value) || strings.ContainsRune(f.value, 0) {
+			return invalidf(f.name, "%s must be UTF-8 text without NUL characters", f.name)
 		}
 	}
 	return nil
 }
 
-// fields are the query's parameters by their /search names.
-func (q *SearchQuery) fields() map[string]string {
-	return map[string]string{
-		"q": q.Text, "kind": q.Kind, "type": q.Type, "vendor": q.Vendor, "action": q.Action,
-		"property": q.Property, "event": q.Event, "capability": q.Capability, "protocol": q.Protocol,
+type searchField struct{ name, value string }
+
+// fields are the parameters that choose a query's results, by their /search names, in a
+// fixed order.
+func (q *SearchQuery) fields() [9]searchField {
+	return [9]searchField{
+		{"q", q.Text}, {"kind", q.Kind}, {"type", q.Type}, {"vendor", q.Vendor}, {"action", q.Action},
+		{"property", q.Property}, {"event", q.Event}, {"capability", q.Capability}, {"protocol", q.Protocol},
 	}
 }
 
@@ -131,8 +134,8 @@ func (q *SearchQuery) fields() map[string]string {
 // only used with the query it came from. The page size may change between pages.
 func (q *SearchQuery) fingerprint() [8]byte {
 	h := sha256.New()
-	for _, v := range []string{q.Text, q.Kind, q.Type, q.Vendor, q.Action, q.Property, q.Event, q.Capability, q.Protocol} {
-		fmt.Fprintf(h, "%d:%s,", len(v), v)
+	for _, f := range q.fields() {
+		fmt.Fprintf(h, "%d:%s,", len(f.value), f.value)
 	}
 	return [8]byte(h.Sum(nil))
 }

@@ -193,7 +193,13 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 		return invalidf("$.id", "a patch cannot change or remove the id of a Thing (%s)", id)
 	}
 	now := s.Now()
-	defer s.written(id)
+	if len(members) == 0 {
+		// A keep-alive leaves the document as it is: nothing to expand, and heartbeats,
+		// the most frequent write, must not send the expansion to the store each time.
+		defer s.forget(id)
+	} else {
+		defer s.written(id)
+	}
 	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
 		if len(members) == 0 {
 			if current.TTL > 0 {

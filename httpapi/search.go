@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/labstack/echo/v5"
@@ -46,7 +47,7 @@ func (s *Server) search(c *echo.Context) error {
 // checkParameters refuses parameters an endpoint does not know and repeated ones.
 func checkParameters(params url.Values, endpoint string, known []string) error {
 	for name, values := range params {
-		if !contains(known, name) {
+		if !slices.Contains(known, name) {
 			return errorf(http.StatusBadRequest, "unknown query parameter %q; %s accepts %s", name, endpoint, joinNames(known))
 		}
 		if len(values) > 1 {

@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -149,7 +150,7 @@ func (s *Server) readBody(c *echo.Context, accepted ...string) ([]byte, error) {
 	req := c.Request()
 	if ct := req.Header.Get(echo.HeaderContentType); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || !contains(accepted, mt) {
+		if err != nil || !slices.Contains(accepted, mt) {
 			return nil, errorf(http.StatusUnsupportedMediaType, "Content-Type %q is not accepted here; send %s", ct, strings.Join(accepted, " or "))
 		}
 	}
@@ -168,15 +169,6 @@ func (s *Server) readBody(c *echo.Context, accepted ...string) ([]byte, error) {
 		return nil, errorf(http.StatusBadRequest, "the request body is empty; send a JSON object")
 	}
 	return body, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // listQuery is a parsed GET /things request.
