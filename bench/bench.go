@@ -46,10 +46,16 @@ type Config struct {
 	ServerPID int
 	// Label names the run in reports, e.g. the store it ran on.
 	Label string
+	// Subscribers is the number of event streams the events scenario opens.
+	Subscribers int
+	// WriteInterval paces the one writer of the events scenario.
+	WriteInterval time.Duration
 }
 
 // Result is the outcome of one scenario. Errors counts every request that failed, by
-// transport or by an unexpected status; ErrorKinds says which.
+// transport or by an unexpected status; ErrorKinds says which. The events scenario adds
+// the deliveries of its writes' events to its subscribers, timed from the sending of the
+// write; Missed are those not received within 5 s of the last write.
 type Result struct {
 	Label        string         `json:"label,omitempty"`
 	Scenario     string         `json:"scenario"`
@@ -67,6 +73,13 @@ type Result struct {
 	MBps         float64        `json:"mb_per_s,omitempty"`
 	ServerCPU    float64        `json:"server_cpu_percent,omitempty"`
 	ServerRSSMiB float64        `json:"server_rss_mib,omitempty"`
+
+	Subscribers   int     `json:"subscribers,omitempty"`
+	Deliveries    int     `json:"deliveries,omitempty"`
+	Missed        int     `json:"missed,omitempty"`
+	DeliveryP50ms float64 `json:"delivery_p50_ms,omitempty"`
+	DeliveryP99ms float64 `json:"delivery_p99_ms,omitempty"`
+	DeliveryMaxms float64 `json:"delivery_max_ms,omitempty"`
 }
 
 // Run preloads if asked and runs every scenario of cfg, calling report after each.
@@ -93,12 +106,19 @@ func Run(ctx context.Context, cfg Config, report func(Result) error) error {
 	}
 	for _, name := range cfg.Scenarios {
 		for _, s := range scenarios[name].expand() {
-			if err := report(b.drive(ctx, s, b.cfg.Duration, b.cfg.Requests)); err != nil {
+			if err := b.run(ctx, s, report); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+func (b *bench) run(ctx context.Context, s scenario, report func(Result) error) error {
+	if s.run != nil {
+		return s.run(ctx, b, report)
+	}
+	return report(b.drive(ctx, s, b.cfg.Duration, b.cfg.Requests))
 }
 
 func (cfg Config) check(ctx context.Context) error {
@@ -116,6 +136,9 @@ func (cfg Config) check(ctx context.Context) error {
 		if _, ok := scenarios[name]; !ok {
 			return fmt.Errorf("unknown scenario %q; available: %s", name, ScenarioNames())
 		}
+	}
+	if err := cfg.checkEvents(); err != nil {
+		return err
 	}
 	u, err := url.Parse(cfg.Target)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -175,6 +198,9 @@ type scenario struct {
 	name    string
 	next    func(b *bench, worker, i int) request
 	subsets []string // a name that stands for several scenarios
+	// run replaces the concurrent clients of next for a scenario that drives its own load;
+	// it reports each result it produces.
+	run func(ctx context.Context, b *bench, report func(Result) error) error
 }
 
 func (s scenario) expand() []scenario {
@@ -262,11 +288,7 @@ func (b *bench) summarize(name string, elapsed time.Duration, samples []sample, 
 		latencies = append(latencies, s.latency)
 		bytes += s.bytes
 		if s.failure != "" {
-			r.Errors++
-			if r.ErrorKinds == nil {
-				r.ErrorKinds = map[string]int{}
-			}
-			r.ErrorKinds[s.failure]++
+			r.addErrors(s.failure, 1)
 		}
 	}
 	slices.Sort(latencies)
@@ -283,6 +305,14 @@ func (b *bench) summarize(name string, elapsed time.Duration, samples []sample, 
 		r.ServerRSSMiB = round(float64(after.rssBytes)/(1<<20), 1)
 	}
 	return r
+}
+
+func (r *Result) addErrors(kind string, n int) {
+	r.Errors += n
+	if r.ErrorKinds == nil {
+		r.ErrorKinds = map[string]int{}
+	}
+	r.ErrorKinds[kind] += n
 }
 
 // percentile of sorted latencies, by the nearest-rank method.

@@ -37,7 +37,28 @@ func directoryURL(t *testing.T) string {
 	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
+	// Registered after the server's cleanup, so it runs before: ending the event delivery
+	// ends the streams that the server's Close would wait for.
+	startEvents(t, dir)
 	return srv.URL
+}
+
+// startEvents runs the directory's event delivery, as lmosdir serve does, and waits until
+// it accepts subscribers.
+func startEvents(t *testing.T, dir *directory.Service) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- dir.RunEvents(ctx, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	})
+	for dir.Ready(t.Context()) != nil {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func collect(t *testing.T, cfg Config) []Result {
@@ -100,6 +121,8 @@ func TestConfigChecks(t *testing.T) {
 		{func(c *Config) { c.Duration = 0 }, "bounded in time"},
 		{func(c *Config) { c.Concurrency = 0 }, "concurrency"},
 		{func(c *Config) { c.Target = "ftp://x" }, "http"},
+		{func(c *Config) { c.Scenarios = []string{"events"}; c.WriteInterval = time.Millisecond }, "subscribers"},
+		{func(c *Config) { c.Scenarios = []string{"events"}; c.Subscribers = 1 }, "write interval"},
 	}
 	for _, tt := range tests {
 		cfg := base
@@ -166,6 +189,9 @@ func TestReportRoundTrip(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, "deliveries") {
+		t.Errorf("a table of deliveries without an events result:\n%s", out)
 	}
 	if missing, err := ReadJSON(filepath.Join(t.TempDir(), "none.jsonl")); err != nil || missing != nil {
 		t.Errorf("a missing results file: %v %v", missing, err)

@@ -71,8 +71,44 @@ func WriteMarkdown(w io.Writer, results, previous []Result) error {
 			orDash(r.Label), r.Scenario, r.Concurrency, r.N, r.Requests, errs, r.RPS, prev,
 			r.P50ms, r.P90ms, r.P99ms, r.Maxms, r.MBps, optional(r.ServerCPU, "%.0f"), optional(r.ServerRSSMiB, "%.0f"))
 	}
+	writeEventsTable(&b, results)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeEventsTable adds the deliveries of the events scenario, below its baseline: the
+// write latency with subscribers reads against the one without, of the same label.
+func writeEventsTable(b *strings.Builder, results []Result) {
+	if !slices.ContainsFunc(results, func(r Result) bool { return r.Subscribers > 0 }) {
+		return
+	}
+	b.WriteString("\n| store | scenario | subscribers | writes | write p50 ms | write p99 ms | deliveries | missed | delivery p50 ms | delivery p99 ms | delivery max ms |\n")
+	b.WriteString("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n")
+	baselines := map[string]Result{}
+	for _, r := range results {
+		switch {
+		case r.Scenario == eventsBaseline:
+			baselines[r.Label] = r
+			fmt.Fprintf(b, "| %s | %s | 0 | %d | %.2f | %.2f | – | – | – | – | – |\n", orDash(r.Label), r.Scenario, r.Requests, r.P50ms, r.P99ms)
+		case r.Subscribers > 0:
+			base, ok := baselines[r.Label]
+			missed := fmt.Sprint(r.Missed)
+			if r.Missed > 0 {
+				missed = "**" + missed + "**"
+			}
+			fmt.Fprintf(b, "| %s | %s | %d | %d | %.2f%s | %.2f%s | %d | %s | %.2f | %.2f | %.2f |\n",
+				orDash(r.Label), r.Scenario, r.Subscribers, r.Requests, r.P50ms, change(r.P50ms, base.P50ms, ok), r.P99ms, change(r.P99ms, base.P99ms, ok),
+				r.Deliveries, missed, r.DeliveryP50ms, r.DeliveryP99ms, r.DeliveryMaxms)
+		}
+	}
+}
+
+// change is the relative difference of v from base, when there is a base to compare with.
+func change(v, base float64, ok bool) string {
+	if !ok || base <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%+.0f%%)", 100*(v-base)/base)
 }
 
 func errorKinds(kinds map[string]int) string {

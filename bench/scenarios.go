@@ -57,6 +57,8 @@ var scenarios = map[string]scenario{
 		query := "$[?@['@type']=='lmos:" + strings.ToUpper(p.Kind[:1]) + p.Kind[1:] + "' && @['lmos:metadata']['lmos:vendor']['lmos:name']==" + jsonPathString(p.Vendor) + "].id"
 		return request{method: http.MethodGet, path: "/search/jsonpath?" + url.Values{"query": {query}}.Encode(), expect: []int{http.StatusOK}}
 	}},
+	// Not a concurrent load but paced writes and event subscribers; see runEvents.
+	"events": {name: "events", run: runEvents},
 	"patch-heartbeat": {name: "patch-heartbeat", next: func(b *bench, worker, i int) request {
 		return request{method: http.MethodPatch, path: b.thingPath(b.pick(worker, i)), contentType: "application/merge-patch+json", body: []byte("{}"), expect: []int{http.StatusNoContent}}
 	}},

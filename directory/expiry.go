@@ -6,9 +6,10 @@ import (
 	"time"
 )
 
-// RunExpiry purges expired registrations every interval until ctx ends. Reads already hide
-// expired Things, so purging only reclaims space and tells watchers they are gone.
-func (s *Service) RunExpiry(ctx context.Context, interval time.Duration, log *slog.Logger) {
+// RunExpiry purges expired registrations, and the events older than eventRetention, every
+// interval until ctx ends. Reads already hide expired Things, so purging only reclaims
+// space and tells watchers they are gone.
+func (s *Service) RunExpiry(ctx context.Context, interval, eventRetention time.Duration, log *slog.Logger) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for {
@@ -22,6 +23,13 @@ func (s *Service) RunExpiry(ctx context.Context, interval time.Duration, log *sl
 				log.Error("purging expired things", "error", err)
 			case n > 0:
 				log.Info("purged expired things", "count", n)
+			}
+			n, err = s.PurgeEvents(ctx, eventRetention)
+			switch {
+			case err != nil && ctx.Err() == nil:
+				log.Error("purging old events", "error", err)
+			case n > 0:
+				log.Debug("purged old events", "count", n)
 			}
 		}
 	}

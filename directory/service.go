@@ -29,6 +29,11 @@ type Options struct {
 	Expander Expander
 	// Search limits /search and JSONPath queries.
 	Search SearchLimits
+	// EventBuffer is how many events a subscriber may fall behind before it is dropped;
+	// 0: DefaultEventBuffer.
+	EventBuffer int
+	// MaxSubscribers bounds the open event subscriptions; 0: DefaultMaxSubscribers.
+	MaxSubscribers int
 }
 
 // Service is the directory's behavior on top of a Store.
@@ -43,6 +48,8 @@ type Service struct {
 	// expansionWake has room for one signal: any number of writes while the expansion
 	// is busy make it look for work once more.
 	expansionWake chan struct{}
+	events        *eventHub
+	eventData     eventDataCache
 }
 
 // NewService returns a Service keeping Things in store and validating them with validator.
@@ -51,11 +58,13 @@ func NewService(store Store, validator *td.Validator, opts Options) *Service {
 	if clock == nil {
 		clock = time.Now
 	}
-	return &Service{
+	s := &Service{
 		store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock,
 		cache: newThingCache(opts.ReadCacheBytes), expander: opts.Expander,
 		limits: opts.Search.withDefaults(), expansionWake: make(chan struct{}, 1),
 	}
+	s.events = newEventHub(store, &s.eventData, opts.EventBuffer, opts.MaxSubscribers)
+	return s
 }
 
 // Now is the directory's current time, at the precision the stores keep.
@@ -165,10 +174,13 @@ func (s *Service) Get(ctx context.Context, id string) (Thing, error) {
 }
 
 // written is what follows every write to id, whatever its outcome (an error may come after
-// the store changed): the read cache forgets id, and the expansion looks for work.
+// the store changed): the read cache forgets id, and the expansion and the event delivery
+// look for work. Event delivery would learn of the write from the store too; being told
+// at once saves a subscriber the store's notification delay.
 func (s *Service) written(id string) {
 	s.forget(id)
 	s.wakeExpansion()
+	s.events.poke()
 }
 
 // forget drops id from the read cache.
@@ -237,6 +249,7 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 // Delete removes the Thing with id.
 func (s *Service) Delete(ctx context.Context, id string) error {
 	defer s.forget(id)
+	defer s.events.poke()
 	return s.store.Delete(ctx, id, s.Now())
 }
 
@@ -252,12 +265,24 @@ func (s *Service) Membership(ctx context.Context) (Membership, error) {
 
 // PurgeExpired deletes expired registrations and returns how many were deleted.
 func (s *Service) PurgeExpired(ctx context.Context) (int, error) {
+	defer s.events.poke()
 	return s.store.PurgeExpired(ctx, s.Now())
 }
 
-// Ready reports whether the directory can serve requests.
+// PurgeEvents deletes the events older than retention and returns how many.
+func (s *Service) PurgeEvents(ctx context.Context, retention time.Duration) (int, error) {
+	return s.store.PurgeEvents(ctx, s.Now().Add(-retention))
+}
+
+// Ready reports whether the directory can serve requests, event streams included.
 func (s *Service) Ready(ctx context.Context) error {
-	return s.store.Ready(ctx)
+	if err := s.store.Ready(ctx); err != nil {
+		return err
+	}
+	if !s.eventsRunning() {
+		return ErrEventsStopped
+	}
+	return nil
 }
 
 // checkID accepts the ids a TD may have: absolute URIs (TD 1.1 `id` is an anyURI and the

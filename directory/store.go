@@ -11,6 +11,12 @@ import (
 //
 // Every method that takes now treats a Thing whose Expires is not after now as absent, so
 // expired registrations are never served even before PurgeExpired removes them.
+//
+// Every write records its events (see Event) in its own transaction: no change without its
+// events, no event without its change. Put and Create record RecordedEvents, Update
+// UpdateEvents, Delete and PurgeExpired a DeletedEvent each; a write that changes nothing
+// records nothing. The old Thing given to those functions carries an Index with the Kind,
+// VendorName and VendorURL the store indexed.
 type Store interface {
 	// Put creates the Thing, or replaces the live one with the same ID, atomically: two
 	// concurrent Puts of one new ID give one create and one replace. A replace keeps the
@@ -53,6 +59,18 @@ type Store interface {
 	SaveDerived(ctx context.Context, id string, document []byte, ix Index, x Expansion) error
 	// Expansion returns the stored expansion of the live Thing id, or ErrNotFound.
 	Expansion(ctx context.Context, id string, now time.Time) (Expansion, error)
+	// Events calls fn with the events whose id is greater than after, in id order, at most
+	// limit of them when limit is positive. An error from fn stops and is returned.
+	Events(ctx context.Context, after int64, limit int, fn func(Event) error) error
+	// EventLog says which events the store holds.
+	EventLog(ctx context.Context) (EventLog, error)
+	// PurgeEvents deletes the events that happened before before and returns how many.
+	PurgeEvents(ctx context.Context, before time.Time) (int, error)
+	// WatchEvents calls wake, from one goroutine, whenever events may have been recorded,
+	// by this process or, for a shared store, by another, until ctx ends. A store that
+	// lost its way to learn of them (a broken database connection) reconnects and calls
+	// wake once it is back, so that a caller reading after its last event misses none.
+	WatchEvents(ctx context.Context, wake func()) error
 	// Ready reports whether the store can serve requests (reachable, schema up to date).
 	Ready(ctx context.Context) error
 	Close() error

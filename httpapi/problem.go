@@ -32,6 +32,7 @@ const (
 	problemMalformedJSON = "urn:lmosdir:problem:malformed-json"
 	problemBadRequest    = "urn:lmosdir:problem:bad-request"
 	problemQueryLimit    = "urn:lmosdir:problem:query-limit"
+	problemEventsGone    = "urn:lmosdir:problem:events-gone"
 )
 
 // statusError is a failure that the handlers detect themselves (arguments, media types,
@@ -94,6 +95,16 @@ func problemFor(err error) Problem {
 		return newProblem(http.StatusNotFound, "no Thing with this id is registered (or its registration expired)")
 	case errors.Is(err, directory.ErrExists):
 		return newProblem(http.StatusConflict, "a Thing with this id is already registered")
+	case errors.Is(err, directory.ErrUnknownEventType):
+		return newProblem(http.StatusNotFound, "there is no such event type: the streams are /events, /events/thing_created, /events/thing_updated and /events/thing_deleted")
+	case errors.Is(err, directory.ErrEventsGone):
+		p := newProblem(http.StatusGone, "the events after this Last-Event-ID are no longer held (or it is not an id this directory gave out); read the directory again, then subscribe without Last-Event-ID")
+		p.Type = problemEventsGone
+		return p
+	case errors.Is(err, directory.ErrTooManySubscribers):
+		return newProblem(http.StatusServiceUnavailable, "the directory has as many event subscribers as it accepts; try again later")
+	case errors.Is(err, directory.ErrEventsStopped):
+		return newProblem(http.StatusServiceUnavailable, "the directory is not delivering events at the moment (starting or shutting down); try again")
 	case errors.Is(err, context.DeadlineExceeded):
 		return newProblem(http.StatusServiceUnavailable, "the directory could not answer in time; try again")
 	case errors.As(err, &coder) && coder.StatusCode() < 500:

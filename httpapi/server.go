@@ -30,6 +30,12 @@ type Config struct {
 	MaxPageSize int
 	// Version is the build version, shown in the directory TD.
 	Version string
+	// EventQuiet is how long an event stream starts without keep-alive comments;
+	// 0: DefaultEventQuiet.
+	EventQuiet time.Duration
+	// EventKeepAlive is the interval of keep-alive comments after that; 0:
+	// DefaultEventKeepAlive.
+	EventKeepAlive time.Duration
 }
 
 // Server serves the directory over HTTP.
@@ -47,6 +53,12 @@ func New(cfg Config, dir *directory.Service, log *slog.Logger) (*Server, error) 
 	base, err := url.Parse(cfg.BaseURL)
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, fmt.Errorf("base URL %q is not an absolute http(s) URL", cfg.BaseURL)
+	}
+	if cfg.EventQuiet <= 0 {
+		cfg.EventQuiet = DefaultEventQuiet
+	}
+	if cfg.EventKeepAlive <= 0 {
+		cfg.EventKeepAlive = DefaultEventKeepAlive
 	}
 	s := &Server{cfg: cfg, dir: dir, log: log, basePath: strings.TrimSuffix(base.Path, "/")}
 	if s.directoryTD, err = directoryTD(cfg.BaseURL, cfg.Version); err != nil {
@@ -76,6 +88,8 @@ func (s *Server) routes(e *echo.Echo) {
 	readable(e, "/search/xpath", unsupportedQueryLanguage("XPath"))
 	readable(e, "/search/sparql", unsupportedQueryLanguage("SPARQL"))
 	e.POST("/search/sparql", unsupportedQueryLanguage("SPARQL"))
+	readable(e, "/events", s.streamEvents)
+	readable(e, "/events/:type", s.streamEvents)
 	readable(e, "/.well-known/wot", s.getDirectoryTD)
 	readable(e, "/healthz", s.healthz)
 	readable(e, "/readyz", s.readyz)

@@ -57,6 +57,8 @@ type fixtureOptions struct {
 	// TDs and do not look at their expansion: under the race detector it would take most
 	// of the CPU.
 	withoutExpansion bool
+	// eventBuffer is the directory's EventBuffer (0: its default).
+	eventBuffer int
 }
 
 var validator = sync.OnceValues(td.NewValidator)
@@ -129,6 +131,7 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	dir := directory.NewService(store, v, directory.Options{
 		MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes, Expander: expander, Search: opts.limits,
+		EventBuffer: opts.eventBuffer,
 	})
 	if !opts.withoutExpansion {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -149,7 +152,28 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
+	// Registered after the server's cleanup, so it runs before: ending the event delivery
+	// ends the streams that the server's Close would wait for.
+	startEvents(t, dir)
 	return &fixture{t: t, url: hs.URL, clock: clk, server: srv, dir: dir}
+}
+
+// startEvents runs the directory's event delivery, as lmosdir serve does, and waits until
+// it accepts subscribers.
+func startEvents(t *testing.T, dir *directory.Service) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- dir.RunEvents(ctx, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	})
+	for dir.Ready(t.Context()) != nil {
+		time.Sleep(time.Millisecond)
+	}
 }
 
 type response struct {

@@ -166,6 +166,70 @@ const directoryTDTemplate = `{
         ]
       }]
     }
+  },
+  "events": {
+    "thingCreated": {
+      "description": "Registration of a Thing Description",
+      "uriVariables": {
+        "diff": {"description": "Receive the full created TD as event data", "type": "boolean"},
+        "kind": {"description": "Only Things of this kind", "type": "string", "enum": ["agent", "tool", "directory", "link", "thing"]},
+        "vendor": {"description": "Only Things of this vendor (name, any case, or URL)", "type": "string"}
+      },
+      "data": {"title": "The id, or with diff the whole Enriched TD", "type": "object"},
+      "forms": [{
+        "op": "subscribeevent",
+        "href": "events/thing_created{?diff,kind,vendor}",
+        "subprotocol": "sse",
+        "htv:headers": [{"description": "ID of the last event received, to resume after it", "htv:fieldName": "Last-Event-ID"}],
+        "contentType": "text/event-stream",
+        "response": {"contentType": "text/event-stream"},
+        "additionalResponses": [
+          {"description": "Invalid query arguments or Last-Event-ID", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "The events after Last-Event-ID are no longer held", "contentType": "application/problem+json", "htv:statusCodeValue": 410}
+        ]
+      }]
+    },
+    "thingUpdated": {
+      "description": "Update of a Thing Description",
+      "uriVariables": {
+        "diff": {"description": "Receive the changes as an RFC 7396 merge patch", "type": "boolean"},
+        "kind": {"description": "Only Things of this kind", "type": "string", "enum": ["agent", "tool", "directory", "link", "thing"]},
+        "vendor": {"description": "Only Things of this vendor (name, any case, or URL)", "type": "string"}
+      },
+      "data": {"title": "The id, or with diff a merge patch with the id", "type": "object", "contentMediaType": "application/merge-patch+json"},
+      "forms": [{
+        "op": "subscribeevent",
+        "href": "events/thing_updated{?diff,kind,vendor}",
+        "subprotocol": "sse",
+        "htv:headers": [{"description": "ID of the last event received, to resume after it", "htv:fieldName": "Last-Event-ID"}],
+        "contentType": "text/event-stream",
+        "response": {"contentType": "text/event-stream"},
+        "additionalResponses": [
+          {"description": "Invalid query arguments or Last-Event-ID", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "The events after Last-Event-ID are no longer held", "contentType": "application/problem+json", "htv:statusCodeValue": 410}
+        ]
+      }]
+    },
+    "thingDeleted": {
+      "description": "Deletion or expiry of a Thing Description",
+      "uriVariables": {
+        "kind": {"description": "Only Things of this kind", "type": "string", "enum": ["agent", "tool", "directory", "link", "thing"]},
+        "vendor": {"description": "Only Things of this vendor (name, any case, or URL)", "type": "string"}
+      },
+      "data": {"title": "The id", "type": "object"},
+      "forms": [{
+        "op": "subscribeevent",
+        "href": "events/thing_deleted{?kind,vendor}",
+        "subprotocol": "sse",
+        "htv:headers": [{"description": "ID of the last event received, to resume after it", "htv:fieldName": "Last-Event-ID"}],
+        "contentType": "text/event-stream",
+        "response": {"contentType": "text/event-stream"},
+        "additionalResponses": [
+          {"description": "Invalid query arguments or Last-Event-ID", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+          {"description": "The events after Last-Event-ID are no longer held", "contentType": "application/problem+json", "htv:statusCodeValue": 410}
+        ]
+      }]
+    }
   }
 }
 `

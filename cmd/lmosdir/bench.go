@@ -36,6 +36,8 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.BoolVar(&cfg.AllowRemote, "allow-remote", false, "allow a target that is not on this machine's loopback")
 	fs.IntVar(&cfg.ServerPID, "server-pid", 0, "process of the directory for CPU and memory figures (default: the one listening on the target port)")
 	fs.StringVar(&cfg.Label, "label", "", "name of this run in reports, e.g. the store")
+	fs.IntVar(&cfg.Subscribers, "subscribers", 1000, "event streams the events scenario opens")
+	fs.DurationVar(&cfg.WriteInterval, "write-interval", 50*time.Millisecond, "time between the writes of the events scenario (one writer)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per scenario instead of a Markdown table")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -11,6 +11,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/httpapi"
 )
 
 // config is every setting of lmosdir serve. Each is a flag and an LMOSDIR_* variable named
@@ -36,6 +39,10 @@ type config struct {
 	ExpandWorkers   int
 	QueryTimeout    time.Duration
 	MaxResultBytes  int
+	EventsRetention time.Duration
+	EventsKeepAlive time.Duration
+	EventsBuffer    int
+	EventsMaxSubs   int
 }
 
 // parseConfig reads the settings of command from args and the LMOSDIR_* variables; extra
@@ -67,6 +74,10 @@ func parseConfig(command string, args []string, stderr io.Writer, extra ...func(
 	fs.IntVar(&cfg.ExpandWorkers, "expand-workers", max(1, runtime.GOMAXPROCS(0)/2), "goroutines expanding registered TDs as JSON-LD in the background")
 	fs.DurationVar(&cfg.QueryTimeout, "query-timeout", 5*time.Second, "longest a /search or JSONPath query may run")
 	fs.IntVar(&cfg.MaxResultBytes, "max-result-bytes", 16<<20, "largest JSONPath search answer, in bytes")
+	fs.DurationVar(&cfg.EventsRetention, "events-retention", directory.DefaultEventRetention, "how long events are kept for replay with Last-Event-ID")
+	fs.DurationVar(&cfg.EventsKeepAlive, "events-keepalive", httpapi.DefaultEventKeepAlive, "interval of keep-alive comments on event streams (none in a stream's first 10 s)")
+	fs.IntVar(&cfg.EventsBuffer, "events-buffer", directory.DefaultEventBuffer, "events a subscriber may fall behind before it is disconnected (it resumes with Last-Event-ID)")
+	fs.IntVar(&cfg.EventsMaxSubs, "events-max-subscribers", directory.DefaultMaxSubscribers, "largest number of open event streams")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -126,6 +137,10 @@ func (c *config) complete() error {
 		return errors.New("query-timeout must be positive")
 	case c.MaxResultBytes <= 0:
 		return errors.New("max-result-bytes must be positive")
+	case c.EventsRetention <= 0 || c.EventsKeepAlive <= 0:
+		return errors.New("events-retention and events-keepalive must be positive")
+	case c.EventsBuffer <= 0 || c.EventsMaxSubs <= 0:
+		return errors.New("events-buffer and events-max-subscribers must be positive")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err

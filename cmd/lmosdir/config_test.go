@@ -20,6 +20,7 @@ func TestConfigDefaults(t *testing.T) {
 		DefaultPageSize: 100, MaxPageSize: 1000, PurgeInterval: time.Minute, MaxTTL: 720 * time.Hour,
 		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ReadCacheMiB: 64, ShutdownTimeout: 15 * time.Second,
 		ExpandWorkers: max(1, runtime.GOMAXPROCS(0)/2), QueryTimeout: 5 * time.Second, MaxResultBytes: 16 << 20,
+		EventsRetention: 24 * time.Hour, EventsKeepAlive: 25 * time.Second, EventsBuffer: 256, EventsMaxSubs: 10000,
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)

@@ -34,12 +34,18 @@ func serve(ctx context.Context, cfg config) error {
 		DefaultPageSize: cfg.DefaultPageSize,
 		MaxPageSize:     cfg.MaxPageSize,
 		Version:         version,
+		EventKeepAlive:  cfg.EventsKeepAlive,
 	}, dir, log)
 	if err != nil {
 		listener.Close()
 		return err
 	}
-	go dir.RunExpiry(ctx, cfg.PurgeInterval, log)
+	go dir.RunExpiry(ctx, cfg.PurgeInterval, cfg.EventsRetention, log)
+	go func() {
+		if err := dir.RunEvents(ctx, log); err != nil {
+			log.Error("event delivery stopped", "error", err)
+		}
+	}()
 	go dir.RunExpansion(ctx, cfg.ExpandWorkers, expansionInterval, log)
 	server := &http.Server{
 		Handler:           api,

@@ -114,6 +114,8 @@ func openDirectory(ctx context.Context, cfg config) (*directory.Service, backend
 		ReadCacheBytes: b.readCacheBytes(cfg),
 		Expander:       jsonld.NewExpander(loader),
 		Search:         directory.SearchLimits{Timeout: cfg.QueryTimeout, MaxResultBytes: cfg.MaxResultBytes},
+		EventBuffer:    cfg.EventsBuffer,
+		MaxSubscribers: cfg.EventsMaxSubs,
 	})
 	return dir, b, store, nil
 }

@@ -93,10 +93,8 @@ var (
 VALUES ($1, $2, ` + docExpr("$2", "$3") + `, $4, $5, $6, $7, nextval('things_member_seq'), ` + indexValues(9) + `)`
 
 	// An expired row counts as absent: the new Thing takes its place as a newcomer, with
-	// its own created time and a new member_seq. The statement calls nextval exactly once,
-	// so currval equals the row's member_seq exactly when the row got the new number, that
-	// is when the Thing was created (comparing created times would not do: concurrent
-	// Puts may carry the same one).
+	// its own created time and a new member_seq. Create writes with it too, once it has
+	// found no live row under the id's lock.
 	putSQL = insertThing + `
 ON CONFLICT (id) DO UPDATE SET
 	document = EXCLUDED.document,
@@ -107,31 +105,29 @@ ON CONFLICT (id) DO UPDATE SET
 	ttl = EXCLUDED.ttl,
 	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.member_seq ELSE EXCLUDED.member_seq END,
 	` + excludedIndex + `,
-	` + resetExpansion + `
-RETURNING member_seq = currval('things_member_seq')`
-
-	// A live row makes the WHERE false, so nothing is written and no row is affected.
-	createSQL = insertThing + `
-ON CONFLICT (id) DO UPDATE SET
-	document = EXCLUDED.document,
-	doc = EXCLUDED.doc,
-	created = EXCLUDED.created,
-	modified = EXCLUDED.modified,
-	expires = EXCLUDED.expires,
-	ttl = EXCLUDED.ttl,
-	member_seq = EXCLUDED.member_seq,
-	` + excludedIndex + `,
-	` + resetExpansion + `
-WHERE t.expires IS NOT NULL AND t.expires <= $8`
+	` + resetExpansion
 )
 
 const (
 	getSQL = `SELECT ` + thingColumns + ` FROM things
 WHERE id = $1 AND (expires IS NULL OR expires > $2)`
 
-	lockSQL = getSQL + ` FOR UPDATE`
+	// subjectColumns are the Index fields an event carries, '' for a Thing without an index.
+	subjectColumns = `COALESCE(kind, ''), COALESCE(vendor_name, ''), COALESCE(vendor_url, '')`
 
-	deleteSQL = `DELETE FROM things WHERE id = $1 AND (expires IS NULL OR expires > $2)`
+	// Every write to a Thing first takes the lock of its id, held until it commits, so that
+	// the row it reads next is the state it replaces, also when there is no row yet to lock
+	// (two Puts of a new id). It is in the one-bigint keyspace of advisory locks, apart from
+	// the events lock.
+	lockIDSQL = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+
+	// The row a write replaces, whatever its expiry, which the write's events describe. FOR
+	// UPDATE because SaveDerived does without the id's lock: a derivation committing after
+	// this read would change the index and the expansion problem the events show.
+	replacedSQL = `SELECT ` + thingColumns + `, ` + subjectColumns + ` FROM things WHERE id = $1 FOR UPDATE`
+
+	deleteSQL = `DELETE FROM things WHERE id = $1 AND (expires IS NULL OR expires > $2)
+RETURNING ` + subjectColumns
 
 	listSQL = `SELECT ` + thingColumns + ` FROM things
 WHERE expires IS NULL OR expires > $1
@@ -155,10 +151,17 @@ FROM things WHERE expires IS NULL OR expires > $1`
 	// The expiry test is repeated outside the subquery so that PostgreSQL checks it again
 	// on the row version it deletes: a Thing that a concurrent Put renewed after this
 	// statement's snapshot survives. SKIP LOCKED lets replicas purge side by side instead
-	// of queueing on the same rows.
+	// of queueing on the same rows, and passes over the rows a write has read to replace.
+	// Like every write, the purge deletes only under the id's lock; but it holds the events
+	// lock, which writers take after theirs, so it only tries it and leaves the ids it does
+	// not get to a later purge. The try is outside the innermost query so that it is made
+	// only for the rows that query returns.
 	purgeSQL = `DELETE FROM things
-WHERE id IN (SELECT id FROM things WHERE expires <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED)
-	AND expires <= $1`
+WHERE id IN (
+		SELECT id FROM (SELECT id FROM things WHERE expires <= $1 LIMIT $2 FOR UPDATE SKIP LOCKED) AS candidate
+		WHERE pg_try_advisory_xact_lock(hashtextextended(id, 0)))
+	AND expires <= $1
+RETURNING id, ` + subjectColumns
 
 	// The partial index on expanded_at IS NULL holds exactly the candidates.
 	unexpandedSQL = `SELECT id, document FROM things
@@ -250,7 +253,7 @@ func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (crea
 	if !directory.StorableID(t.ID) {
 		return false, directory.UnstorableIDError(t.ID)
 	}
-	err = s.pool.QueryRow(ctx, putSQL, writeArgs(t, now)...).Scan(&created)
+	created, err = s.put(ctx, t, now, true)
 	if err != nil {
 		return false, writeError("putting", t.ID, err)
 	}
@@ -262,14 +265,66 @@ func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) er
 	if !directory.StorableID(t.ID) {
 		return directory.UnstorableIDError(t.ID)
 	}
-	tag, err := s.pool.Exec(ctx, createSQL, writeArgs(t, now)...)
-	if err != nil {
+	_, err := s.put(ctx, t, now, false)
+	if err != nil && !errors.Is(err, directory.ErrExists) {
 		return writeError("creating", t.ID, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return directory.ErrExists
+	return err
+}
+
+// put writes t over the row with its id, if any, and records the events: ErrExists when
+// that row is live and replaceLive is false. Two round trips: the id's lock with the read
+// of the row it replaces, then the write with its events.
+func (s *Store) put(ctx context.Context, t directory.Thing, now time.Time, replaceLive bool) (created bool, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		old, err := lockThing(ctx, tx, t.ID)
+		if err != nil {
+			return err
+		}
+		created = old == nil || !old.LiveAt(now)
+		if !created && !replaceLive {
+			return directory.ErrExists
+		}
+		// The events show t as stored: a replace keeps the Created of the live Thing, and
+		// the expansion starts over, with no problem yet.
+		stored := t
+		stored.ExpansionProblem = ""
+		if !created {
+			stored.Created = old.Created
+		}
+		b := &pgx.Batch{}
+		b.Queue(putSQL, writeArgs(t, now)...)
+		queueEvents(b, directory.RecordedEvents(old, stored, now))
+		return tx.SendBatch(ctx, b).Close()
+	})
+	return created, err
+}
+
+// lockThing takes the lock of id and reads the row it guards, whatever its expiry, with the
+// Index fields events carry; nil when there is none.
+func lockThing(ctx context.Context, tx pgx.Tx, id string) (*directory.Thing, error) {
+	var old *directory.Thing
+	b := &pgx.Batch{}
+	b.Queue(lockIDSQL, id)
+	b.Queue(replacedSQL, id).QueryRow(func(row pgx.Row) error {
+		var r thingRow
+		var ix directory.Index
+		err := row.Scan(append(r.dest(), &ix.Kind, &ix.VendorName, &ix.VendorURL)...)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		t := r.thing()
+		t.Index = &ix
+		old = &t
+		return nil
+	})
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, err
 	}
-	return nil
+	return old, nil
 }
 
 // Get returns the live Thing with id.
@@ -287,29 +342,41 @@ func (s *Store) Get(ctx context.Context, id string, now time.Time) (directory.Th
 	return t, nil
 }
 
-// Update replaces the live Thing with id by what change makes of it, holding the row lock
-// in between so that no other write to id can interleave.
+// Update replaces the live Thing with id by what change makes of it, holding the id's lock
+// and the row lock in between so that no other write to id can interleave.
 func (s *Store) Update(ctx context.Context, id string, now time.Time, change func(directory.Thing) (directory.Thing, error)) error {
 	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
 	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		current, err := scanThing(tx.QueryRow(ctx, lockSQL, id, now))
-		if errors.Is(err, pgx.ErrNoRows) {
-			return directory.ErrNotFound
-		}
+		current, err := lockThing(ctx, tx, id)
 		if err != nil {
 			return fmt.Errorf("reading thing %q for update: %w", id, err)
 		}
-		next, err := change(current)
+		if current == nil || !current.LiveAt(now) {
+			return directory.ErrNotFound
+		}
+		given := *current
+		given.Index = nil
+		next, err := change(given)
 		if err != nil {
 			return err
 		}
 		if next.ID != id {
 			return fmt.Errorf("updating thing %q: the change returned a Thing with id %q; an update cannot rename", id, next.ID)
 		}
-		sql, args := updateStatement(current, next)
-		if _, err := tx.Exec(ctx, sql, args...); err != nil {
+		// The events show the expansion problem that is stored, which is the current one
+		// only while the document stays the same.
+		stored := next
+		stored.ExpansionProblem = ""
+		if bytes.Equal(current.Document, next.Document) {
+			stored.ExpansionProblem = current.ExpansionProblem
+		}
+		sql, args := updateStatement(*current, next)
+		b := &pgx.Batch{}
+		b.Queue(sql, args...)
+		queueEvents(b, directory.UpdateEvents(*current, stored, now))
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return writeError("updating", id, err)
 		}
 		return nil
@@ -321,14 +388,36 @@ func (s *Store) Delete(ctx context.Context, id string, now time.Time) error {
 	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
-	tag, err := s.pool.Exec(ctx, deleteSQL, id, now)
-	if err != nil {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var gone *directory.Thing
+		b := &pgx.Batch{}
+		b.Queue(lockIDSQL, id)
+		b.Queue(deleteSQL, id, now).QueryRow(func(row pgx.Row) error {
+			t := directory.Thing{ID: id, Index: &directory.Index{}}
+			err := row.Scan(&t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			gone = &t
+			return nil
+		})
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		if gone == nil {
+			return directory.ErrNotFound
+		}
+		b = &pgx.Batch{}
+		queueEvents(b, []directory.Event{directory.DeletedEvent(*gone, now)})
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil && !errors.Is(err, directory.ErrNotFound) {
 		return fmt.Errorf("deleting thing %q: %w", id, err)
 	}
-	if tag.RowsAffected() == 0 {
-		return directory.ErrNotFound
-	}
-	return nil
+	return err
 }
 
 // List streams the live Things of page to fn in id order.
@@ -383,15 +472,49 @@ func (s *Store) Membership(ctx context.Context, now time.Time) (directory.Member
 func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
 	total := 0
 	for {
-		tag, err := s.pool.Exec(ctx, purgeSQL, now, purgeBatch)
+		n, err := s.purgeExpired(ctx, now)
 		if err != nil {
 			return total, fmt.Errorf("purging expired things: %w", err)
 		}
-		total += int(tag.RowsAffected())
-		if tag.RowsAffected() < purgeBatch {
+		total += n
+		if n < purgeBatch {
 			return total, nil
 		}
 	}
+}
+
+// purgeExpired deletes one batch of expired Things and records their deletions, in one
+// transaction that holds the events lock from the start (see purgeSQL).
+func (s *Store) purgeExpired(ctx context.Context, now time.Time) (n int, err error) {
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var events []directory.Event
+		b := &pgx.Batch{}
+		b.Queue(eventsLockSQL)
+		b.Queue(purgeSQL, now, purgeBatch).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				t := directory.Thing{Index: &directory.Index{}}
+				if err := rows.Scan(&t.ID, &t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL); err != nil {
+					return err
+				}
+				events = append(events, directory.DeletedEvent(t, now))
+			}
+			return rows.Err()
+		})
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return err
+		}
+		n = len(events)
+		if n == 0 {
+			return nil
+		}
+		b = &pgx.Batch{}
+		queueRecord(b, events)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // Unexpanded returns up to limit live Things whose expansion is not done.
@@ -478,7 +601,7 @@ func (s *Store) schemaVersion(ctx context.Context) (uint, error) {
 	return uint(version), nil
 }
 
-// writeArgs are the parameters of putSQL and createSQL.
+// writeArgs are the parameters of putSQL.
 func writeArgs(t directory.Thing, now time.Time) []any {
 	expires, ttl := registrationArgs(t)
 	args := []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl, now}

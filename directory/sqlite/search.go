@@ -20,6 +20,8 @@ import (
 // what it does to them.
 const (
 	deleteIndexSQL = `DELETE FROM thing_index WHERE thing = ?1`
+	// When the Thing goes, its deleted event says what its index said of it.
+	dropIndexSQL   = `DELETE FROM thing_index WHERE thing = ?1 RETURNING kind, vendor_name, vendor_url`
 	deleteTermsSQL = `DELETE FROM thing_terms WHERE thing = ?1`
 	deleteTextSQL  = `DELETE FROM thing_text WHERE rowid = ?1`
 
@@ -139,13 +141,20 @@ func (b *batch) setExpansion(num int64, done bool, x directory.Expansion) error 
 	return err
 }
 
-// deleteDerived removes all that is stored for the Thing num besides its row.
-func (b *batch) deleteDerived(num int64) error {
-	if err := b.deleteIndex(num); err != nil {
-		return err
+// deleteDerived removes all that is stored for the Thing num besides its row, and returns
+// the subject of its index (nil when it had none) for its deleted event.
+func (b *batch) deleteDerived(num int64) (*directory.Index, error) {
+	var sub subject
+	err := b.stmts.dropIndex.QueryRowContext(b.ctx, num).Scan(sub.dest()...)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
 	}
-	_, err := b.stmts.deleteExpansion.ExecContext(b.ctx, num)
-	return err
+	for _, stmt := range []*sql.Stmt{b.stmts.deleteTerms, b.stmts.deleteText, b.stmts.deleteExpansion} {
+		if _, err := stmt.ExecContext(b.ctx, num); err != nil {
+			return nil, err
+		}
+	}
+	return sub.index(), nil
 }
 
 // jsonArray encodes list for json_each, which reads JSON null as one NULL value rather

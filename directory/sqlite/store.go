@@ -8,7 +8,8 @@
 // machine.
 //
 // Search has tables of its own, keyed by things.num: the writes keep them in step with
-// things in the same transaction (see search.go and migration 000002).
+// things in the same transaction (see search.go and migration 000002). So does the event
+// log (see events.go and migration 000004).
 //
 // The document column holds the registered bytes as a BLOB. SQLite's JSON functions take
 // it as it is: a BLOB that is not well-formed JSONB is parsed as JSON text (checked with
@@ -61,6 +62,7 @@ type Store struct {
 	idLocks keyedMutex
 
 	get, getForUpdate, list, membership, unexpanded, expansion *sql.Stmt
+	events, eventLog                                           *sql.Stmt
 
 	closeOnce sync.Once
 	closeErr  error
@@ -157,6 +159,8 @@ func Open(ctx context.Context, path string, opts Options) (_ *Store, err error) 
 		{&s.membership, membershipSQL},
 		{&s.unexpanded, unexpandedSQL},
 		{&s.expansion, expansionSQL},
+		{&s.events, eventsSQL},
+		{&s.eventLog, eventLogSQL},
 	} {
 		if *p.stmt, err = s.readers.PrepareContext(ctx, p.sql); err != nil {
 			return nil, fmt.Errorf("preparing %s: %w", p.sql, err)
@@ -194,6 +198,10 @@ const (
 	// The expansion's problem comes with every Thing read, and never its expanded bytes.
 	thingColumns = `t.id, t.document, t.created, t.modified, t.expires, t.ttl, e.problem`
 	thingTables  = `things AS t LEFT JOIN thing_expansions AS e ON e.thing = t.num`
+	// What the events say of a Thing besides its document (see subject), all NULL when
+	// it has no index.
+	subjectColumns = `i.kind, i.vendor_name, i.vendor_url`
+	subjectJoin    = `LEFT JOIN thing_index AS i ON i.thing = t.num`
 
 	// ?7 is a number from write_seq: the revision of the written row and, when the Thing
 	// arrives, its member_seq. An expired row counts as absent, so the new Thing takes
@@ -237,7 +245,11 @@ RETURNING num`
 	deleteSQL = `DELETE FROM things WHERE id = ?1 AND (expires IS NULL OR expires > ?2) RETURNING num`
 
 	// Through the index on expires.
-	purgeSQL = `DELETE FROM things WHERE num IN (SELECT num FROM things WHERE expires <= ?1 LIMIT ?2) RETURNING num`
+	purgeSQL = `DELETE FROM things WHERE num IN (SELECT num FROM things WHERE expires <= ?1 LIMIT ?2) RETURNING num, id`
+
+	// The row a Put or Create is about to replace, live or expired, for its events.
+	findThingSQL = `SELECT ` + thingColumns + `, ` + subjectColumns + ` FROM ` + thingTables + ` ` + subjectJoin + `
+WHERE t.id = ?1`
 
 	readSeqSQL  = `SELECT last FROM write_seq`
 	writeSeqSQL = `UPDATE write_seq SET last = ?1`
@@ -245,7 +257,7 @@ RETURNING num`
 	getSQL = `SELECT ` + thingColumns + ` FROM ` + thingTables + `
 WHERE t.id = ?1 AND (t.expires IS NULL OR t.expires > ?2)`
 
-	getForUpdateSQL = `SELECT ` + thingColumns + `, t.revision FROM ` + thingTables + `
+	getForUpdateSQL = `SELECT ` + thingColumns + `, t.revision, ` + subjectColumns + ` FROM ` + thingTables + ` ` + subjectJoin + `
 WHERE t.id = ?1 AND (t.expires IS NULL OR t.expires > ?2)`
 
 	// The index on id gives the order, so rows stream without a sort. LIMIT -1 is no
@@ -291,9 +303,9 @@ func (s *Store) Put(ctx context.Context, t directory.Thing, now time.Time) (crea
 		return false, err
 	}
 	defer unlock()
-	args, ix := thingArgs(t), newIndexArgs(t.Index)
+	w := newThingWrite(t)
 	err = s.w.submit(ctx, func(b *batch) (err error) {
-		created, err = b.put(args, ix, now)
+		created, err = b.put(w, now)
 		return err
 	})
 	if err != nil {
@@ -315,31 +327,80 @@ func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) er
 		return err
 	}
 	defer unlock()
-	args, ix := thingArgs(t), newIndexArgs(t.Index)
-	err = s.w.submit(ctx, func(b *batch) error {
-		var num int64
-		err := b.stmts.create.QueryRowContext(b.ctx, append(args, b.next(), micros(now))...).Scan(&num)
-		if errors.Is(err, sql.ErrNoRows) {
-			return directory.ErrExists
-		}
-		if err != nil {
-			return err
-		}
-		return b.writeDerived(num, args[argExpires], ix)
-	})
+	w := newThingWrite(t)
+	err = s.w.submit(ctx, func(b *batch) error { return b.create(w, now) })
 	if err != nil {
 		return writeError("creating", t.ID, err)
 	}
 	return nil
 }
 
-// put is the write of Put, args being thingArgs.
-func (b *batch) put(args []any, ix *indexArgs, now time.Time) (created bool, err error) {
-	var num int64
-	if err := b.stmts.put.QueryRowContext(b.ctx, append(args, b.next(), micros(now))...).Scan(&num, &created); err != nil {
+// thingWrite is a Thing that a Put or Create stores, with the parameters that write it,
+// made on the caller's goroutine.
+type thingWrite struct {
+	thing directory.Thing // as stored (but for the Created a replace keeps), for the events
+	args  []any           // thingArgs
+	index *indexArgs
+}
+
+func newThingWrite(t directory.Thing) *thingWrite {
+	t.ExpansionProblem = "" // the expansion is left pending, with no problem yet
+	return &thingWrite{thing: t, args: thingArgs(t), index: newIndexArgs(t.Index)}
+}
+
+// put is the write of Put.
+func (b *batch) put(w *thingWrite, now time.Time) (created bool, err error) {
+	old, err := b.findThing(w.thing.ID)
+	if err != nil {
 		return false, err
 	}
-	return created, b.writeDerived(num, args[argExpires], ix)
+	var num int64
+	if err := b.stmts.put.QueryRowContext(b.ctx, append(w.args, b.next(), micros(now))...).Scan(&num, &created); err != nil {
+		return false, err
+	}
+	if err := b.writeDerived(num, w.args[argExpires], w.index); err != nil {
+		return false, err
+	}
+	stored := w.thing
+	if !created {
+		stored.Created = old.Created
+	}
+	return created, b.record(directory.RecordedEvents(old, stored, now)...)
+}
+
+// create is the write of Create.
+func (b *batch) create(w *thingWrite, now time.Time) error {
+	old, err := b.findThing(w.thing.ID)
+	if err != nil {
+		return err
+	}
+	var num int64
+	err = b.stmts.create.QueryRowContext(b.ctx, append(w.args, b.next(), micros(now))...).Scan(&num)
+	if errors.Is(err, sql.ErrNoRows) {
+		return directory.ErrExists
+	}
+	if err != nil {
+		return err
+	}
+	if err := b.writeDerived(num, w.args[argExpires], w.index); err != nil {
+		return err
+	}
+	return b.record(directory.RecordedEvents(old, w.thing, now)...)
+}
+
+// findThing reads the row with id whatever its expiry, with its index's subject; nil when
+// there is none.
+func (b *batch) findThing(id string) (*directory.Thing, error) {
+	var sub subject
+	t, err := scanThing(b.stmts.findThing.QueryRowContext(b.ctx, id), sub.dest()...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.Index = sub.index()
+	return &t, nil
 }
 
 // delete is the write of Delete.
@@ -352,7 +413,11 @@ func (b *batch) delete(id string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	return b.deleteDerived(num)
+	ix, err := b.deleteDerived(num)
+	if err != nil {
+		return err
+	}
+	return b.record(directory.DeletedEvent(directory.Thing{ID: id, Index: ix}, now))
 }
 
 // Get returns the live Thing with id, and the problem of its expansion.
@@ -394,7 +459,8 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 	defer unlock()
 	for range maxUpdateAttempts {
 		var revision int64
-		current, err := scanThing(s.getForUpdate.QueryRowContext(ctx, id, micros(now)), &revision)
+		var sub subject
+		current, err := scanThing(s.getForUpdate.QueryRowContext(ctx, id, micros(now)), append([]any{&revision}, sub.dest()...)...)
 		if errors.Is(err, sql.ErrNoRows) {
 			return directory.ErrNotFound
 		}
@@ -410,6 +476,7 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		}
 		args, ix := thingArgs(next), newIndexArgs(next.Index)
 		sameDocument := bytes.Equal(next.Document, current.Document)
+		events := updateEvents(current, sub.index(), next, sameDocument, now)
 		applied := false
 		err = s.w.submit(ctx, func(b *batch) error {
 			var num int64
@@ -429,10 +496,12 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 			if err != nil {
 				return err
 			}
-			if sameDocument {
-				return nil
+			if !sameDocument {
+				if err := b.setExpansion(num, false, directory.Expansion{}); err != nil {
+					return err
+				}
 			}
-			return b.setExpansion(num, false, directory.Expansion{})
+			return b.record(events...)
 		})
 		if err != nil {
 			return writeError("updating", id, err)
@@ -442,6 +511,19 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		}
 	}
 	return fmt.Errorf("updating thing %q: other writes to it won the race %d times in a row", id, maxUpdateAttempts)
+}
+
+// updateEvents are the events of an Update that stores next over current, indexed as ix,
+// made on the caller's goroutine: the write applies only to the version read, so they
+// hold if it does. They show the expansion problem that is stored, which is the current
+// one only while the document stays the same.
+func updateEvents(current directory.Thing, ix *directory.Index, next directory.Thing, sameDocument bool, now time.Time) []directory.Event {
+	current.Index = ix
+	next.ExpansionProblem = ""
+	if sameDocument {
+		next.ExpansionProblem = current.ExpansionProblem
+	}
+	return directory.UpdateEvents(current, next, now)
 }
 
 // Delete removes the live Thing with id.
@@ -523,17 +605,20 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
 	for {
 		var n int
 		err := s.w.submit(ctx, func(b *batch) error {
-			nums, err := queryNums(b.stmts.purge.QueryContext(b.ctx, micros(now), purgeBatch))
+			purged, err := queryPurged(b.stmts.purge.QueryContext(b.ctx, micros(now), purgeBatch))
 			if err != nil {
 				return err
 			}
-			for _, num := range nums {
-				if err := b.deleteDerived(num); err != nil {
+			events := make([]directory.Event, len(purged))
+			for i, p := range purged {
+				ix, err := b.deleteDerived(p.num)
+				if err != nil {
 					return err
 				}
+				events[i] = directory.DeletedEvent(directory.Thing{ID: p.id, Index: ix}, now)
 			}
-			n = len(nums)
-			return nil
+			n = len(purged)
+			return b.record(events...)
 		})
 		if err != nil {
 			return total, fmt.Errorf("purging expired things: %w", err)
@@ -630,8 +715,31 @@ func scanThing(row interface{ Scan(...any) error }, extra ...any) (directory.Thi
 	return t, nil
 }
 
-// queryNums reads a column of integers, to its end: the statement must be done before
+// purgedThing is a row purgeSQL deleted.
+type purgedThing struct {
+	num int64
+	id  string
+}
+
+// queryPurged reads what purgeSQL returns, to its end: the statement must be done before
 // the next one on the writer's connection.
+func queryPurged(rows *sql.Rows, err error) ([]purgedThing, error) {
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var purged []purgedThing
+	for rows.Next() {
+		var p purgedThing
+		if err := rows.Scan(&p.num, &p.id); err != nil {
+			return nil, err
+		}
+		purged = append(purged, p)
+	}
+	return purged, rows.Err()
+}
+
+// queryNums reads a column of integers, to its end, as queryPurged does.
 func queryNums(rows *sql.Rows, err error) ([]int64, error) {
 	if err != nil {
 		return nil, err

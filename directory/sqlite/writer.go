@@ -44,6 +44,11 @@ type writer struct {
 	pending  sync.WaitGroup
 
 	commits atomic.Int64 // transactions committed, which tests compare with writes
+
+	// recorded is closed, and replaced by a new channel, after every commit that recorded
+	// events: every watcher learns of it at once, and the writer never waits for one that
+	// does not read (see Store.WatchEvents).
+	recorded atomic.Pointer[chan struct{}]
 }
 
 // op is one write: apply runs inside the batch's transaction, under a savepoint of its own.
@@ -72,6 +77,9 @@ type batch struct {
 	ctx   context.Context
 	stmts *writerStmts
 	seq   int64 // write_seq.last as the batch has advanced it
+	// recorded is set by an operation that recorded events, even if it is rolled back
+	// afterwards: a watcher woken for nothing reads nothing new.
+	recorded bool
 }
 
 // next hands out a number never used before, not even by a write that was rolled back
@@ -94,6 +102,10 @@ type writerStmts struct {
 	setIndexExpires                      *sql.Stmt
 	setExpansion, deleteExpansion        *sql.Stmt
 	findDocument                         *sql.Stmt
+	// The event log, and what the events of a write say of the Thing it replaces or
+	// deletes (see events.go).
+	insertEvent, purgeEvents, raisePurged *sql.Stmt
+	findThing, dropIndex                  *sql.Stmt
 }
 
 func startWriter(ctx context.Context, path string) (_ *writer, err error) {
@@ -107,6 +119,8 @@ func startWriter(ctx context.Context, path string) (_ *writer, err error) {
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	w := &writer{conn: conn, db: db, ops: make(chan *op), done: make(chan struct{})}
+	recorded := make(chan struct{})
+	w.recorded.Store(&recorded)
 	if err := w.prepare(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("preparing the write statements on %s: %w", path, err), w.closeConn())
 	}
@@ -135,7 +149,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&w.stmts.update, updateSQL},
 		{&w.stmts.delete, deleteSQL},
 		{&w.stmts.purge, purgeSQL},
+		{&w.stmts.findThing, findThingSQL},
 		{&w.stmts.deleteIndex, deleteIndexSQL},
+		{&w.stmts.dropIndex, dropIndexSQL},
 		{&w.stmts.deleteTerms, deleteTermsSQL},
 		{&w.stmts.deleteText, deleteTextSQL},
 		{&w.stmts.insertIndex, insertIndexSQL},
@@ -145,6 +161,9 @@ func (w *writer) prepare(ctx context.Context) error {
 		{&w.stmts.setExpansion, setExpansionSQL},
 		{&w.stmts.deleteExpansion, deleteExpansionSQL},
 		{&w.stmts.findDocument, findDocumentSQL},
+		{&w.stmts.insertEvent, insertEventSQL},
+		{&w.stmts.purgeEvents, purgeEventsSQL},
+		{&w.stmts.raisePurged, raisePurgedSQL},
 	} {
 		stmt, err := w.conn.PrepareContext(ctx, p.sql)
 		if err != nil {
@@ -290,6 +309,16 @@ func (w *writer) commitGroup(ops []*op, errs []error) {
 		return
 	}
 	w.commits.Add(1)
+	if b.recorded {
+		next := make(chan struct{})
+		close(*w.recorded.Swap(&next))
+	}
+}
+
+// eventsRecorded returns a channel that is closed once a commit after this call records
+// events.
+func (w *writer) eventsRecorded() <-chan struct{} {
+	return *w.recorded.Load()
 }
 
 // abort rolls the transaction back, if SQLite has not already, and fails every operation

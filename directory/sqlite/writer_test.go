@@ -147,7 +147,7 @@ func TestBatchFailureIsolated(t *testing.T) {
 	undone := indexedThing("urn:b:undone", fullIndex)
 	wg.Go(func() {
 		failedErr = s.w.submit(ctx, func(b *batch) error {
-			if _, err := b.put(thingArgs(undone), newIndexArgs(undone.Index), t0); err != nil {
+			if _, err := b.put(newThingWrite(undone), t0); err != nil {
 				return err
 			}
 			return refused
@@ -239,7 +239,7 @@ func TestCancelWhileRunningWaitsForOutcome(t *testing.T) {
 		errc <- s.w.submit(ctx, func(b *batch) error {
 			close(running)
 			<-finish
-			_, err := b.put(thingArgs(thing("urn:c:running")), nil, t0)
+			_, err := b.put(newThingWrite(thing("urn:c:running")), t0)
 			return err
 		})
 	}()
@@ -343,7 +343,7 @@ func readLog(t *testing.T, s *Store, id string) []string {
 // inside an Update's change, the store's own Put would wait for the Update forever.
 func sneakPut(ctx context.Context, s *Store, th directory.Thing) error {
 	return s.w.submit(ctx, func(b *batch) error {
-		_, err := b.put(thingArgs(th), newIndexArgs(th.Index), t0)
+		_, err := b.put(newThingWrite(th), t0)
 		return err
 	})
 }

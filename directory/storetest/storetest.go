@@ -62,6 +62,11 @@ func Run(t *testing.T, open func(t *testing.T) directory.Store) {
 		{"SearchNilIndexKeepsOnUpdate", testSearchNilIndexKeepsOnUpdate},
 		{"ExpansionLifecycle", testExpansionLifecycle},
 		{"UnexpandedLimitAndExpiry", testUnexpandedLimitAndExpiry},
+		{"EventsOfWrites", testEventsOfWrites},
+		{"EventsWindow", testEventsWindow},
+		{"PurgeEvents", testPurgeEvents},
+		{"EventsInCommitOrder", testEventsInCommitOrder},
+		{"WatchEvents", testWatchEvents},
 		{"Ready", testReady},
 	}
 	for _, tc := range tests {

@@ -58,6 +58,8 @@ type server struct {
 	what string // for messages
 	dir  string // the cluster's directory, for a local cluster
 	stop func() error
+	// postmaster is the local cluster's server process.
+	postmaster *postmaster
 }
 
 var (
@@ -333,6 +335,7 @@ func startLocal(bindir string) (s *server, err error) {
 				c.stop()
 				return os.RemoveAll(dir)
 			},
+			postmaster: c,
 		}, nil
 	}
 	return nil, errors.New("found no free TCP port for PostgreSQL after 10 tries")
@@ -571,4 +574,76 @@ func startContainer() (s *server, err error) {
 		what: "a " + containerImage + " container through testcontainers-go",
 		stop: func() error { return testcontainers.TerminateContainer(ctr) },
 	}, nil
+}
+
+// Cluster is a PostgreSQL server of one test's own, for tests that stop or restart the
+// server under the code they test.
+type Cluster struct {
+	bindir string
+	dir    string
+	port   int
+	cred   *syscall.Credential
+	pm     *postmaster
+	// URL is the superuser URL of the cluster's "postgres" database; it stays the same
+	// across restarts.
+	URL string
+}
+
+// NewCluster starts a cluster from the local server binaries, stopped and removed when
+// the test ends. Without the binaries the test fails under CI=true and is skipped
+// elsewhere.
+func NewCluster(tb testing.TB) *Cluster {
+	tb.Helper()
+	bindir, err := findBinDir()
+	if err != nil {
+		unavailable(tb, err)
+	}
+	s, err := startLocal(bindir)
+	if err != nil {
+		tb.Fatalf("pgtest: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := s.stop(); err != nil {
+			tb.Errorf("pgtest: stopping the cluster: %v", err)
+		}
+	})
+	u, err := url.Parse(s.url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cred, err := serverCredential()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := &Cluster{bindir: bindir, dir: s.dir, port: port, cred: cred, URL: s.url}
+	c.pm = s.postmaster
+	s.stop = func() error {
+		c.pm.stop()
+		return os.RemoveAll(c.dir)
+	}
+	return c
+}
+
+// Restart stops the server at once, as a crash would (every connection breaks), and
+// starts it again on the same port.
+func (c *Cluster) Restart(tb testing.TB) {
+	tb.Helper()
+	c.pm.stop()
+	// The old server's socket may hold the port for a moment.
+	for try := 0; ; try++ {
+		pm, err := launch(c.bindir, c.dir, c.port, c.cred)
+		if errors.Is(err, errPortTaken) && try < 20 {
+			time.Sleep(250 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			tb.Fatalf("pgtest: restarting the cluster: %v", err)
+		}
+		c.pm = pm
+		return
+	}
 }
