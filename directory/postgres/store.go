@@ -276,14 +276,13 @@ func (s *Store) Create(ctx context.Context, t directory.Thing, now time.Time) er
 // that row is live and replaceLive is false. Two round trips: the id's lock with the read
 // of the row it replaces, then the write with its events.
 func (s *Store) put(ctx context.Context, t directory.Thing, now time.Time, replaceLive bool) (created bool, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		old, err := lockThing(ctx, tx, t.ID)
-		if err != nil {
-			return err
-		}
+	var old *directory.Thing
+	read := &pgx.Batch{}
+	queueLockThing(read, t.ID, &old)
+	err = s.transact(ctx, read, func() (*pgx.Batch, error) {
 		created = old == nil || !old.LiveAt(now)
 		if !created && !replaceLive {
-			return directory.ErrExists
+			return nil, directory.ErrExists
 		}
 		// The events show t as stored: a replace keeps the Created of the live Thing, and
 		// the expansion starts over, with no problem yet.
@@ -295,16 +294,14 @@ func (s *Store) put(ctx context.Context, t directory.Thing, now time.Time, repla
 		b := &pgx.Batch{}
 		b.Queue(putSQL, writeArgs(t, now)...)
 		queueEvents(b, directory.RecordedEvents(old, stored, now))
-		return tx.SendBatch(ctx, b).Close()
+		return b, nil
 	})
 	return created, err
 }
 
-// lockThing takes the lock of id and reads the row it guards, whatever its expiry, with the
-// Index fields events carry; nil when there is none.
-func lockThing(ctx context.Context, tx pgx.Tx, id string) (*directory.Thing, error) {
-	var old *directory.Thing
-	b := &pgx.Batch{}
+// queueLockThing queues taking the lock of id and reading the row it guards, whatever its
+// expiry, with the Index fields events carry, into *old; nil when there is none.
+func queueLockThing(b *pgx.Batch, id string, old **directory.Thing) {
 	b.Queue(lockIDSQL, id)
 	b.Queue(replacedSQL, id).QueryRow(func(row pgx.Row) error {
 		var r thingRow
@@ -318,13 +315,51 @@ func lockThing(ctx context.Context, tx pgx.Tx, id string) (*directory.Thing, err
 		}
 		t := r.thing()
 		t.Index = &ix
-		old = &t
+		*old = &t
 		return nil
 	})
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, err
+}
+
+// transact runs a write in one transaction and two round trips: BEGIN with the statements
+// of read, then what write queues after looking at what they read, with COMMIT. Sending
+// BEGIN and COMMIT on their own, as pgx.BeginFunc does, would double the round trips, and
+// with them the time the connection and the id's lock are held.
+func (s *Store) transact(ctx context.Context, read *pgx.Batch, write func() (*pgx.Batch, error)) (err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
 	}
-	return old, nil
+	defer conn.Release()
+	defer func() {
+		if err != nil {
+			rollback(ctx, conn.Conn())
+		}
+	}()
+	first := &pgx.Batch{}
+	first.Queue("BEGIN")
+	first.QueuedQueries = append(first.QueuedQueries, read.QueuedQueries...)
+	if err := conn.SendBatch(ctx, first).Close(); err != nil {
+		return err
+	}
+	second, err := write()
+	if err != nil {
+		return err
+	}
+	second.Queue("COMMIT")
+	return conn.SendBatch(ctx, second).Close()
+}
+
+// rollback ends the transaction a failed write left open, so that the connection goes
+// back to the pool clean; one that cannot be cleaned is closed, and the pool drops it.
+func rollback(ctx context.Context, conn *pgx.Conn) {
+	if conn.IsClosed() || conn.PgConn().TxStatus() == 'I' {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(ctx, "ROLLBACK"); err != nil {
+		_ = conn.Close(ctx)
+	}
 }
 
 // Get returns the live Thing with id.
@@ -348,22 +383,23 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		current, err := lockThing(ctx, tx, id)
-		if err != nil {
-			return fmt.Errorf("reading thing %q for update: %w", id, err)
-		}
+	var current *directory.Thing
+	var refused error // from change, returned as it is
+	read := &pgx.Batch{}
+	queueLockThing(read, id, &current)
+	err := s.transact(ctx, read, func() (*pgx.Batch, error) {
 		if current == nil || !current.LiveAt(now) {
-			return directory.ErrNotFound
+			return nil, directory.ErrNotFound
 		}
 		given := *current
 		given.Index = nil
 		next, err := change(given)
 		if err != nil {
-			return err
+			refused = err
+			return nil, err
 		}
 		if next.ID != id {
-			return fmt.Errorf("updating thing %q: the change returned a Thing with id %q; an update cannot rename", id, next.ID)
+			return nil, fmt.Errorf("updating thing %q: the change returned a Thing with id %q; an update cannot rename", id, next.ID)
 		}
 		// The events show the expansion problem that is stored, which is the current one
 		// only while the document stays the same.
@@ -376,11 +412,12 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		b := &pgx.Batch{}
 		b.Queue(sql, args...)
 		queueEvents(b, directory.UpdateEvents(*current, stored, now))
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return writeError("updating", id, err)
-		}
-		return nil
+		return b, nil
 	})
+	if err == nil || refused != nil || errors.Is(err, directory.ErrNotFound) {
+		return err
+	}
+	return writeError("updating", id, err)
 }
 
 // Delete removes the live Thing with id.
@@ -388,31 +425,28 @@ func (s *Store) Delete(ctx context.Context, id string, now time.Time) error {
 	if !directory.StorableID(id) {
 		return directory.ErrNotFound
 	}
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var gone *directory.Thing
-		b := &pgx.Batch{}
-		b.Queue(lockIDSQL, id)
-		b.Queue(deleteSQL, id, now).QueryRow(func(row pgx.Row) error {
-			t := directory.Thing{ID: id, Index: &directory.Index{}}
-			err := row.Scan(&t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			gone = &t
+	var gone *directory.Thing
+	read := &pgx.Batch{}
+	read.Queue(lockIDSQL, id)
+	read.Queue(deleteSQL, id, now).QueryRow(func(row pgx.Row) error {
+		t := directory.Thing{ID: id, Index: &directory.Index{}}
+		err := row.Scan(&t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL)
+		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
-		})
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		}
+		if err != nil {
 			return err
 		}
+		gone = &t
+		return nil
+	})
+	err := s.transact(ctx, read, func() (*pgx.Batch, error) {
 		if gone == nil {
-			return directory.ErrNotFound
+			return nil, directory.ErrNotFound
 		}
-		b = &pgx.Batch{}
+		b := &pgx.Batch{}
 		queueEvents(b, []directory.Event{directory.DeletedEvent(*gone, now)})
-		return tx.SendBatch(ctx, b).Close()
+		return b, nil
 	})
 	if err != nil && !errors.Is(err, directory.ErrNotFound) {
 		return fmt.Errorf("deleting thing %q: %w", id, err)
@@ -486,31 +520,27 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
 // purgeExpired deletes one batch of expired Things and records their deletions, in one
 // transaction that holds the events lock from the start (see purgeSQL).
 func (s *Store) purgeExpired(ctx context.Context, now time.Time) (n int, err error) {
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var events []directory.Event
-		b := &pgx.Batch{}
-		b.Queue(eventsLockSQL)
-		b.Queue(purgeSQL, now, purgeBatch).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				t := directory.Thing{Index: &directory.Index{}}
-				if err := rows.Scan(&t.ID, &t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL); err != nil {
-					return err
-				}
-				events = append(events, directory.DeletedEvent(t, now))
+	var events []directory.Event
+	read := &pgx.Batch{}
+	read.Queue(eventsLockSQL)
+	read.Queue(purgeSQL, now, purgeBatch).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			t := directory.Thing{Index: &directory.Index{}}
+			if err := rows.Scan(&t.ID, &t.Index.Kind, &t.Index.VendorName, &t.Index.VendorURL); err != nil {
+				return err
 			}
-			return rows.Err()
-		})
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
+			events = append(events, directory.DeletedEvent(t, now))
 		}
-		n = len(events)
-		if n == 0 {
-			return nil
-		}
-		b = &pgx.Batch{}
-		queueRecord(b, events)
-		return tx.SendBatch(ctx, b).Close()
+		return rows.Err()
 	})
+	err = s.transact(ctx, read, func() (*pgx.Batch, error) {
+		b := &pgx.Batch{}
+		if len(events) > 0 {
+			queueRecord(b, events)
+		}
+		return b, nil
+	})
+	n = len(events)
 	if err != nil {
 		return 0, err
 	}
