@@ -538,6 +538,27 @@ func rawSubscribe(t *testing.T, base, path string) net.Conn {
 	return conn
 }
 
+// TestEventsSubscriptionsAreReleased: a client that goes away frees its place, which the
+// limit on subscribers shows.
+func TestEventsSubscriptionsAreReleased(t *testing.T) {
+	f := newFixtureWith(t, "sqlite", fixtureOptions{maxSubscribers: 1})
+	first := f.subscribe("/events", "")
+	f.get("/events").want(t, http.StatusServiceUnavailable).problem(t)
+	first.close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c := f.openStream("/events", "")
+		if c.res.StatusCode == http.StatusOK {
+			return
+		}
+		c.close()
+		if time.Now().After(deadline) {
+			t.Fatalf("the place of a closed subscription was not released within 10 s: %d", c.res.StatusCode)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 func TestEventsThousandSubscribers(t *testing.T) {
 	const subscribers = 1000
 	f := newFixtureWith(t, "sqlite", fixtureOptions{withoutExpansion: true})

@@ -57,8 +57,9 @@ type fixtureOptions struct {
 	// TDs and do not look at their expansion: under the race detector it would take most
 	// of the CPU.
 	withoutExpansion bool
-	// eventBuffer is the directory's EventBuffer (0: its default).
-	eventBuffer int
+	// eventBuffer and maxSubscribers are the directory's EventBuffer and MaxSubscribers
+	// (0: its defaults).
+	eventBuffer, maxSubscribers int
 }
 
 var validator = sync.OnceValues(td.NewValidator)
@@ -131,7 +132,7 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	dir := directory.NewService(store, v, directory.Options{
 		MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes, Expander: expander, Search: opts.limits,
-		EventBuffer: opts.eventBuffer,
+		EventBuffer: opts.eventBuffer, MaxSubscribers: opts.maxSubscribers,
 	})
 	if !opts.withoutExpansion {
 		ctx, cancel := context.WithCancel(context.Background())
