@@ -1,0 +1,73 @@
+package lmos
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// MarshalJSON encodes the message in the spelling it was received in; see Encode.
+func (m *Message) MarshalJSON() ([]byte, error) {
+	return m.Encode(m.spelling)
+}
+
+// Encode validates the message and encodes it with its identifier members in
+// the given spelling: the common members first, then the type's members in
+// the order of the specification, then Extra in its order. It returns a
+// *ValidationError for an invalid message, so nothing a peer would refuse
+// leaves this package.
+func (m *Message) Encode(spelling Spelling) ([]byte, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	var w objectWriter
+	w.member(thingIDName.in(spelling), marshalString(m.ThingID))
+	w.member(messageIDName.in(spelling), marshalString(m.MessageID))
+	w.member(messageTypeName, marshalString(string(m.Type())))
+	w.optionalString(correlationIDName.in(spelling), m.CorrelationID)
+	w.optionalString(traceParentName, m.TraceParent)
+	w.optionalString(traceStateName, m.TraceState)
+	for _, f := range m.Body.fields() {
+		if f.present() {
+			w.member(f.name, f.encoded())
+		}
+	}
+	for _, e := range m.Extra {
+		w.member(e.Name, e.Value)
+	}
+	return w.finish()
+}
+
+// objectWriter writes a JSON object member by member, keeping the first error.
+type objectWriter struct {
+	buf bytes.Buffer
+	err error
+}
+
+func (w *objectWriter) member(name string, value json.RawMessage) {
+	if w.err != nil {
+		return
+	}
+	if w.buf.Len() == 0 {
+		w.buf.WriteByte('{')
+	} else {
+		w.buf.WriteByte(',')
+	}
+	w.buf.Write(marshalString(name))
+	w.buf.WriteByte(':')
+	// Compacting keeps a received value's content but not its layout.
+	w.err = json.Compact(&w.buf, value)
+}
+
+func (w *objectWriter) optionalString(name, value string) {
+	if value != "" {
+		w.member(name, marshalString(value))
+	}
+}
+
+func (w *objectWriter) finish() ([]byte, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	w.buf.WriteByte('}')
+	return w.buf.Bytes(), nil
+}
