@@ -14,6 +14,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/httpapi"
+	"github.com/lmosdir/lmosdir/internal/dirtest"
 	"github.com/lmosdir/lmosdir/td"
 )
 
@@ -37,28 +38,8 @@ func directoryURL(t *testing.T) string {
 	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
-	// Registered after the server's cleanup, so it runs before: ending the event delivery
-	// ends the streams that the server's Close would wait for.
-	startEvents(t, dir)
+	dirtest.StartEvents(t, dir)
 	return srv.URL
-}
-
-// startEvents runs the directory's event delivery, as lmosdir serve does, and waits until
-// it accepts subscribers.
-func startEvents(t *testing.T, dir *directory.Service) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- dir.RunEvents(ctx, slog.New(slog.DiscardHandler)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	})
-	for dir.Ready(t.Context()) != nil {
-		time.Sleep(time.Millisecond)
-	}
 }
 
 func collect(t *testing.T, cfg Config) []Result {

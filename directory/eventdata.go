@@ -5,29 +5,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"sync"
+	"time"
 
 	"github.com/lmosdir/lmosdir/td"
 )
 
 // EventData is the data of e as WoT Discovery sends it: {"id": …} alone; with diff, the
-// Enriched TD of a created Thing and the RFC 7396 merge patch from the old Enriched TD to
-// the new one, always with id, of an updated Thing. A deleted Thing is {"id": …} either way.
-// Every subscriber gets the same bytes for the same event: they are computed once.
-func (s *Service) EventData(e *Event, diff bool) ([]byte, error) {
-	if diff && e.Type == EventCreated {
-		return e.Document, nil
+// Enriched TD of a created Thing and the merge patch of an updated one (Event.Patch). A
+// deleted Thing is {"id": …} either way.
+func EventData(e *Event, diff bool) []byte {
+	switch {
+	case diff && e.Type == EventCreated:
+		return e.Document
+	case diff && e.Type == EventUpdated:
+		return e.Patch
+	case e.idData != nil:
+		return e.idData
+	default:
+		return appendIDObject(nil, e.ThingID)
 	}
-	entry := e.data
-	if entry == nil {
-		entry = s.eventData.entry(e.ID)
-	}
-	if !diff || e.Type == EventDeleted {
-		entry.idOnce.Do(func() { entry.id = appendIDObject(nil, e.ThingID) })
-		return entry.id, nil
-	}
-	entry.patchOnce.Do(func() { entry.patch, entry.err = updatePatch(e) })
-	return entry.patch, entry.err
 }
 
 func appendIDObject(dst []byte, id string) []byte {
@@ -37,33 +33,39 @@ func appendIDObject(dst []byte, id string) []byte {
 	return append(dst, '}')
 }
 
-// updatePatch is the merge patch of an update event, with id first. A member whose new
-// value is null comes out as null, which a merge patch reads as "remove": RFC 7396 has no
-// way to set a member to null, and TDs do not use null values.
-func updatePatch(e *Event) ([]byte, error) {
-	before, err := decodeObject(e.Previous)
-	if err != nil {
-		return nil, fmt.Errorf("event %d: the TD before the update: %w", e.ID, err)
+// updatePatch is the merge patch from before to after as Enriched TDs retrieved at now, with
+// the id first. A re-registration of the same bytes, the common case, only changes the
+// registration, and only that is compared. A member whose new value is null comes out as
+// null, which a merge patch reads as "remove": RFC 7396 has no way to set a member to
+// null, and TDs do not use null values.
+func updatePatch(before, after Thing, now time.Time) ([]byte, error) {
+	var old, changed []byte
+	if bytes.Equal(before.Document, after.Document) {
+		old = append(append([]byte(`{"registration":`), before.appendRegistration(nil, now)...), '}')
+		changed = append(append([]byte(`{"registration":`), after.appendRegistration(nil, now)...), '}')
+	} else {
+		old, changed = before.Enriched(now), after.Enriched(now)
 	}
-	after, err := decodeObject(e.Document)
+	oldObject, err := decodeObject(old)
 	if err != nil {
-		return nil, fmt.Errorf("event %d: the TD after the update: %w", e.ID, err)
+		return nil, fmt.Errorf("the TD before: %w", err)
 	}
-	patch := mergePatch(before, after)
+	newObject, err := decodeObject(changed)
+	if err != nil {
+		return nil, fmt.Errorf("the TD after: %w", err)
+	}
+	patch := mergePatch(oldObject, newObject)
 	delete(patch, "id")
-	var buf bytes.Buffer
-	buf.Write(appendIDObject(nil, e.ThingID))
+	out := appendIDObject(nil, after.ID)
 	if len(patch) == 0 {
-		return buf.Bytes(), nil
+		return out, nil
 	}
-	buf.Truncate(buf.Len() - 1)
-	buf.WriteByte(',')
 	rest, err := encodeJSON(patch)
 	if err != nil {
-		return nil, fmt.Errorf("event %d: %w", e.ID, err)
+		return nil, err
 	}
-	buf.Write(rest[1:]) // the members after the opening brace
-	return buf.Bytes(), nil
+	out[len(out)-1] = ','
+	return append(out, rest[1:]...), nil // the members after the opening brace
 }
 
 func decodeObject(raw []byte) (map[string]any, error) {
@@ -116,40 +118,4 @@ func encodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-// eventDataCache keeps the data of recent events, which every subscriber sends: computed
-// once, not once per subscriber, even when all of them ask at the same moment. Two
-// generations of maps bound it by count.
-type eventDataCache struct {
-	mu         sync.Mutex
-	young, old map[int64]*eventDataEntry
-}
-
-type eventDataEntry struct {
-	idOnce    sync.Once
-	id        []byte
-	patchOnce sync.Once
-	patch     []byte
-	err       error
-}
-
-const eventDataCacheSize = 1024
-
-// entry returns the cache entry of event id, new and empty on a miss.
-func (c *eventDataCache) entry(id int64) *eventDataEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if p, ok := c.young[id]; ok {
-		return p
-	}
-	if c.young == nil || len(c.young) >= eventDataCacheSize {
-		c.old, c.young = c.young, map[int64]*eventDataEntry{}
-	}
-	p, ok := c.old[id]
-	if !ok {
-		p = &eventDataEntry{}
-	}
-	c.young[id] = p
-	return p
 }

@@ -3,6 +3,7 @@ package directory
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -34,15 +35,18 @@ type Event struct {
 	VendorName string
 	VendorURL  string
 	Time       time.Time
-	// Document is the Enriched TD after the change (created and updated), retrieved at Time.
+	// Document is the Enriched TD of a created Thing, retrieved at Time.
 	Document []byte
-	// Previous is the Enriched TD before the change (updated), also retrieved at Time, so
-	// that a diff of the two shows what changed and not when each was read.
-	Previous []byte
+	// Patch is the RFC 7396 merge patch from the Enriched TD before an update to the one
+	// after it, both retrieved at Time (so that it shows what changed, not when each was
+	// read), with the Thing's id. It is made when the update is recorded: a patch is
+	// mostly far smaller than the TDs, which the log would otherwise keep twice for every
+	// update, and no subscriber has to wait for it.
+	Patch []byte
 
-	// data is what EventData computed for the event, set when the event delivery shares
-	// the Event among its subscribers, so that they need not look it up.
-	data *eventDataEntry
+	// idData is {"id": ThingID}, set when the event delivery shares the Event among its
+	// subscribers, so that it is encoded once.
+	idData []byte
 }
 
 // EventLog bounds the events a store holds.
@@ -56,15 +60,17 @@ type EventLog struct {
 
 // RecordedEvents are the events a store records when t replaces old (nil when no row has
 // the id, live or expired) in a Put or Create at now. A Put over a registration that
-// expired but was not yet purged is the end of one Thing and the start of another.
-func RecordedEvents(old *Thing, t Thing, now time.Time) []Event {
+// expired but was not yet purged is the end of one Thing and the start of another. The
+// error is that of a stored document that is not a JSON object.
+func RecordedEvents(old *Thing, t Thing, now time.Time) ([]Event, error) {
 	switch {
 	case old == nil:
-		return []Event{createdEvent(t, now)}
+		return []Event{createdEvent(t, now)}, nil
 	case !old.LiveAt(now):
-		return []Event{DeletedEvent(*old, now), createdEvent(t, now)}
+		return []Event{DeletedEvent(*old, now), createdEvent(t, now)}, nil
 	default:
-		return []Event{updatedEvent(*old, t, now)}
+		e, err := updatedEvent(*old, t, now)
+		return []Event{e}, err
 	}
 }
 
@@ -72,14 +78,15 @@ func RecordedEvents(old *Thing, t Thing, now time.Time) []Event {
 // renewal (the keep-alive) leaves the document and Modified as they are and is not an
 // event: it changes no more than when the registration expires, and heartbeats would
 // drown the changes.
-func UpdateEvents(current, next Thing, now time.Time) []Event {
+func UpdateEvents(current, next Thing, now time.Time) ([]Event, error) {
 	if next.Modified.Equal(current.Modified) && bytes.Equal(next.Document, current.Document) {
-		return nil
+		return nil, nil
 	}
 	if next.Index == nil {
 		next.Index = current.Index
 	}
-	return []Event{updatedEvent(current, next, now)}
+	e, err := updatedEvent(current, next, now)
+	return []Event{e}, err
 }
 
 // DeletedEvent is the event of deleting t (or purging it); its Index, when set, says what
@@ -92,15 +99,16 @@ func createdEvent(t Thing, now time.Time) Event {
 	return withSubject(Event{Type: EventCreated, ThingID: t.ID, Time: now, Document: t.Enriched(now)}, t.Index)
 }
 
-func updatedEvent(before, after Thing, now time.Time) Event {
+func updatedEvent(before, after Thing, now time.Time) (Event, error) {
 	ix := after.Index
 	if ix == nil {
 		ix = before.Index
 	}
-	return withSubject(Event{
-		Type: EventUpdated, ThingID: after.ID, Time: now,
-		Document: after.Enriched(now), Previous: before.Enriched(now),
-	}, ix)
+	patch, err := updatePatch(before, after, now)
+	if err != nil {
+		return Event{}, fmt.Errorf("the update of thing %q: %w", after.ID, err)
+	}
+	return withSubject(Event{Type: EventUpdated, ThingID: after.ID, Time: now, Patch: patch}, ix), nil
 }
 
 func withSubject(e Event, ix *Index) Event {

@@ -2,7 +2,6 @@ package directory
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,7 +29,6 @@ const hubBatch = 256
 
 type eventHub struct {
 	store   Store
-	data    *eventDataCache
 	buffer  int
 	maxSubs int
 
@@ -43,14 +41,14 @@ type eventHub struct {
 	count   int // subscriptions open, joined or catching up
 }
 
-func newEventHub(store Store, data *eventDataCache, buffer, maxSubs int) *eventHub {
+func newEventHub(store Store, buffer, maxSubs int) *eventHub {
 	if buffer <= 0 {
 		buffer = DefaultEventBuffer
 	}
 	if maxSubs <= 0 {
 		maxSubs = DefaultMaxSubscribers
 	}
-	return &eventHub{store: store, data: data, buffer: buffer, maxSubs: maxSubs, wake: make(chan struct{}, 1), subs: map[*Subscription]struct{}{}}
+	return &eventHub{store: store, buffer: buffer, maxSubs: maxSubs, wake: make(chan struct{}, 1), subs: map[*Subscription]struct{}{}}
 }
 
 // poke tells the hub to read the log, without ever blocking a writer.
@@ -91,12 +89,7 @@ func (s *Service) RunEvents(ctx context.Context, log *slog.Logger) error {
 	defer retry.Stop()
 	for {
 		select {
-		case <-ctx.Done():
-			if err := <-watchDone; err != nil && !errors.Is(err, ctx.Err()) {
-				return fmt.Errorf("watching the event log: %w", err)
-			}
-			return nil
-		case err := <-watchDone:
+		case err := <-watchDone: // the watch ends with ctx
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -120,7 +113,7 @@ func (h *eventHub) deliver(ctx context.Context) error {
 		n := 0
 		err := h.store.Events(ctx, after, hubBatch, func(e Event) error {
 			n++
-			e.data = h.data.entry(e.ID)
+			e.idData = appendIDObject(nil, e.ThingID)
 			h.publish(&e)
 			return nil
 		})

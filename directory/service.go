@@ -49,7 +49,6 @@ type Service struct {
 	// is busy make it look for work once more.
 	expansionWake chan struct{}
 	events        *eventHub
-	eventData     eventDataCache
 }
 
 // NewService returns a Service keeping Things in store and validating them with validator.
@@ -58,13 +57,12 @@ func NewService(store Store, validator *td.Validator, opts Options) *Service {
 	if clock == nil {
 		clock = time.Now
 	}
-	s := &Service{
+	return &Service{
 		store: store, validator: validator, maxTTL: opts.MaxTTL, clock: clock,
 		cache: newThingCache(opts.ReadCacheBytes), expander: opts.Expander,
 		limits: opts.Search.withDefaults(), expansionWake: make(chan struct{}, 1),
+		events: newEventHub(store, opts.EventBuffer, opts.MaxSubscribers),
 	}
-	s.events = newEventHub(store, &s.eventData, opts.EventBuffer, opts.MaxSubscribers)
-	return s
 }
 
 // Now is the directory's current time, at the precision the stores keep.

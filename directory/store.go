@@ -66,10 +66,11 @@ type Store interface {
 	EventLog(ctx context.Context) (EventLog, error)
 	// PurgeEvents deletes the events that happened before before and returns how many.
 	PurgeEvents(ctx context.Context, before time.Time) (int, error)
-	// WatchEvents calls wake, from one goroutine, whenever events may have been recorded,
-	// by this process or, for a shared store, by another, until ctx ends. A store that
-	// lost its way to learn of them (a broken database connection) reconnects and calls
-	// wake once it is back, so that a caller reading after its last event misses none.
+	// WatchEvents calls wake, from one goroutine, once it watches and then whenever events
+	// may have been recorded, by this process or, for a shared store, by another, until
+	// ctx ends. A store that lost its way to learn of them (a broken database connection)
+	// reconnects and calls wake once it is back, so that a caller reading after its last
+	// event misses none.
 	WatchEvents(ctx context.Context, wake func()) error
 	// Ready reports whether the store can serve requests (reachable, schema up to date).
 	Ready(ctx context.Context) error

@@ -1,10 +1,10 @@
 package httpapi
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -84,7 +84,7 @@ func (s *Server) streamEvents(c *echo.Context) error {
 	}()
 	st := eventStream{
 		server: s, sub: sub, rc: rc, diff: diff,
-		w:         bufio.NewWriterSize(c.Response(), 8<<10),
+		w:         c.Response(),
 		keepAlive: time.Now().Add(max(s.cfg.EventQuiet, s.cfg.EventKeepAlive)),
 	}
 	st.run(req.Context())
@@ -112,7 +112,7 @@ type eventStream struct {
 	server    *Server
 	sub       *directory.Subscription
 	rc        *http.ResponseController
-	w         *bufio.Writer
+	w         io.Writer // each event is written whole, then flushed
 	diff      bool
 	keepAlive time.Time // when the next keep-alive comment is due
 	frame     []byte    // the event being written, reused from one to the next
@@ -154,10 +154,7 @@ func (st *eventStream) sendUntil(wait context.Context) error {
 }
 
 func (st *eventStream) send(e *directory.Event) error {
-	data, err := st.server.dir.EventData(e, st.diff)
-	if err != nil {
-		return err
-	}
+	data := directory.EventData(e, st.diff)
 	frame := st.frame[:0]
 	frame = append(frame, "event: "...)
 	frame = append(frame, e.Type...)
@@ -201,9 +198,6 @@ func (st *eventStream) write(p []byte) error {
 	default:
 	}
 	if _, err := st.w.Write(p); err != nil {
-		return err
-	}
-	if err := st.w.Flush(); err != nil {
 		return err
 	}
 	return st.rc.Flush()

@@ -424,6 +424,7 @@ func TestEventsKindAndVendorFilters(t *testing.T) {
 		acme := f.subscribe("/events?vendor=acme%20corp", "")
 		f.put(thingPath("urn:ev:tool"), lmosTD("urn:ev:tool", "lmos:Tool", "T", "D", "Other", "act", "cap", "https")).want(t, http.StatusCreated)
 		f.put(thingPath("urn:ev:agent"), lmosTD("urn:ev:agent", "lmos:Agent", "T", "D", "Acme Corp", "act", "cap", "https")).want(t, http.StatusCreated)
+		// Events come in order: had the tool's passed the filters, they would be read here.
 		agents.next().want(t, "thing_created", "urn:ev:agent")
 		acme.next().want(t, "thing_created", "urn:ev:agent")
 		// A delete matches what the Thing was.
@@ -431,8 +432,6 @@ func TestEventsKindAndVendorFilters(t *testing.T) {
 		f.do(http.MethodDelete, thingPath("urn:ev:agent"), "", "").want(t, http.StatusNoContent)
 		agents.next().want(t, "thing_deleted", "urn:ev:agent")
 		acme.next().want(t, "thing_deleted", "urn:ev:agent")
-		agents.none(100 * time.Millisecond)
-		acme.none(0)
 	})
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
+	"github.com/lmosdir/lmosdir/internal/dirtest"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
 	"github.com/lmosdir/lmosdir/jsonld"
 	"github.com/lmosdir/lmosdir/td"
@@ -153,28 +154,8 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 	}
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	// Registered after the server's cleanup, so it runs before: ending the event delivery
-	// ends the streams that the server's Close would wait for.
-	startEvents(t, dir)
+	dirtest.StartEvents(t, dir)
 	return &fixture{t: t, url: hs.URL, clock: clk, server: srv, dir: dir}
-}
-
-// startEvents runs the directory's event delivery, as lmosdir serve does, and waits until
-// it accepts subscribers.
-func startEvents(t *testing.T, dir *directory.Service) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- dir.RunEvents(ctx, slog.New(slog.DiscardHandler)) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	})
-	for dir.Ready(t.Context()) != nil {
-		time.Sleep(time.Millisecond)
-	}
 }
 
 type response struct {

@@ -22,10 +22,10 @@ const (
 
 	// PostgreSQL evaluates nextval after ORDER BY, so the ids follow the order of the events
 	// (a deletion before the creation that replaces it).
-	insertEventsSQL = `INSERT INTO events (id, type, thing_id, kind, vendor_name, vendor_url, time, document, previous)
-SELECT nextval('events_id_seq'), type, thing_id, kind, vendor_name, vendor_url, time, document, previous
+	insertEventsSQL = `INSERT INTO events (id, type, thing_id, kind, vendor_name, vendor_url, time, document, patch)
+SELECT nextval('events_id_seq'), type, thing_id, kind, vendor_name, vendor_url, time, document, patch
 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::bytea[], $8::bytea[])
-	WITH ORDINALITY AS e (type, thing_id, kind, vendor_name, vendor_url, time, document, previous, n)
+	WITH ORDINALITY AS e (type, thing_id, kind, vendor_name, vendor_url, time, document, patch, n)
 ORDER BY n`
 
 	// The notification is sent when the transaction commits, and only then. currval is the
@@ -34,7 +34,7 @@ ORDER BY n`
 
 	listenSQL = `LISTEN lmosdir_events`
 
-	eventsSQL = `SELECT id, type, thing_id, kind, vendor_name, vendor_url, time, document, previous
+	eventsSQL = `SELECT id, type, thing_id, kind, vendor_name, vendor_url, time, document, patch
 FROM events WHERE id > $1 ORDER BY id LIMIT $2`
 
 	// GREATEST ignores the NULL max of an empty table.
@@ -81,14 +81,14 @@ func eventArgs(events []directory.Event) []any {
 	n := len(events)
 	types, things, kinds, names, urls := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	times := make([]time.Time, n)
-	documents, previous := make([][]byte, n), make([][]byte, n)
+	documents, patches := make([][]byte, n), make([][]byte, n)
 	for i, e := range events {
 		types[i], things[i] = string(e.Type), e.ThingID
 		// As the index stores them, which is where a deletion takes them from.
 		kinds[i], names[i], urls[i] = storable(e.Kind), storable(e.VendorName), storable(e.VendorURL)
-		times[i], documents[i], previous[i] = e.Time, e.Document, e.Previous
+		times[i], documents[i], patches[i] = e.Time, e.Document, e.Patch
 	}
-	return []any{types, things, kinds, names, urls, times, documents, previous}
+	return []any{types, things, kinds, names, urls, times, documents, patches}
 }
 
 // Events streams the events after the id after to fn, in id order.
@@ -97,29 +97,14 @@ func (s *Store) Events(ctx context.Context, after int64, limit int, fn func(dire
 	if limit > 0 {
 		bound = limit
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rows, err := s.pool.Query(ctx, eventsSQL, after, bound)
-	if err != nil {
-		return fmt.Errorf("reading events: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e directory.Event
-		if err := rows.Scan(&e.ID, &e.Type, &e.ThingID, &e.Kind, &e.VendorName, &e.VendorURL, &e.Time, &e.Document, &e.Previous); err != nil {
-			return fmt.Errorf("reading events: %w", err)
-		}
-		e.Time = e.Time.UTC()
-		if err := fn(e); err != nil {
-			// As in List: canceling gives up the connection rather than read the rest.
-			cancel()
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading events: %w", err)
-	}
-	return nil
+	return streamRows(ctx, s.pool, "reading events", eventsSQL, []any{after, bound}, scanEvent, fn)
+}
+
+func scanEvent(row pgx.Row) (directory.Event, error) {
+	var e directory.Event
+	err := row.Scan(&e.ID, &e.Type, &e.ThingID, &e.Kind, &e.VendorName, &e.VendorURL, &e.Time, &e.Document, &e.Patch)
+	e.Time = e.Time.UTC()
+	return e, err
 }
 
 // EventLog reads which events are held.

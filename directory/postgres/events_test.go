@@ -226,10 +226,11 @@ func TestPurgeExpiredPassesOverLockedIDs(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("events = %q, want %q", got, want)
 	}
-	// No document is an empty one: a deletion has none, and only an update a previous one.
+	// No document or patch is an empty one: only a creation has a document, only an
+	// update a patch.
 	var misfits int
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM events
-WHERE (document IS NULL) <> (type = 'thing_deleted') OR (previous IS NULL) <> (type <> 'thing_updated')`).Scan(&misfits); err != nil || misfits != 0 {
-		t.Fatalf("%d events with a NULL document or previous where it should not be, or none where it should (%v)", misfits, err)
+WHERE (document IS NULL) <> (type <> 'thing_created') OR (patch IS NULL) <> (type <> 'thing_updated')`).Scan(&misfits); err != nil || misfits != 0 {
+		t.Fatalf("%d events with a NULL document or patch where it should not be, or none where it should (%v)", misfits, err)
 	}
 }

@@ -291,9 +291,13 @@ func (s *Store) put(ctx context.Context, t directory.Thing, now time.Time, repla
 		if !created {
 			stored.Created = old.Created
 		}
+		events, err := directory.RecordedEvents(old, stored, now)
+		if err != nil {
+			return nil, err
+		}
 		b := &pgx.Batch{}
 		b.Queue(putSQL, writeArgs(t, now)...)
-		queueEvents(b, directory.RecordedEvents(old, stored, now))
+		queueEvents(b, events)
 		return b, nil
 	})
 	return created, err
@@ -408,10 +412,14 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		if bytes.Equal(current.Document, next.Document) {
 			stored.ExpansionProblem = current.ExpansionProblem
 		}
+		events, err := directory.UpdateEvents(*current, stored, now)
+		if err != nil {
+			return nil, err
+		}
 		sql, args := updateStatement(*current, next)
 		b := &pgx.Batch{}
 		b.Queue(sql, args...)
-		queueEvents(b, directory.UpdateEvents(*current, stored, now))
+		queueEvents(b, events)
 		return b, nil
 	})
 	if err == nil || refused != nil || errors.Is(err, directory.ErrNotFound) {
@@ -460,33 +468,37 @@ func (s *Store) List(ctx context.Context, page directory.Page, now time.Time, fn
 	if page.Limit > 0 {
 		limit = page.Limit
 	}
+	sql, args := listSQL, []any{now, page.Offset, limit}
+	if page.Where != nil {
+		sql, args = listWhereSQL, []any{now, page.Where.SQLJSONPath()}
+	}
+	return streamRows(ctx, s.pool, "listing things", sql, args, scanThing, fn)
+}
+
+// streamRows calls fn with each row of the query as scan reads it, without holding the
+// result in memory; its own errors say what it was doing. An error from fn is returned as
+// it is, and gives up the rest of the result: closing the rows would read it all, as long
+// as finishing, where canceling the query drops the connection instead.
+func streamRows[T any](ctx context.Context, pool *pgxpool.Pool, what, sql string, args []any, scan func(pgx.Row) (T, error), fn func(T) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var rows pgx.Rows
-	var err error
-	if page.Where != nil {
-		rows, err = s.pool.Query(ctx, listWhereSQL, now, page.Where.SQLJSONPath())
-	} else {
-		rows, err = s.pool.Query(ctx, listSQL, now, page.Offset, limit)
-	}
+	rows, err := pool.Query(ctx, sql, args...)
 	if err != nil {
-		return fmt.Errorf("listing things: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t, err := scanThing(rows)
+		v, err := scan(rows)
 		if err != nil {
-			return fmt.Errorf("listing things: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if err := fn(t); err != nil {
-			// Closing the rows would read the rest of the result, as long as finishing
-			// the listing; canceling first gives up the connection instead.
+		if err := fn(v); err != nil {
 			cancel()
 			return err
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("listing things: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

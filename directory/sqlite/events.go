@@ -16,12 +16,12 @@ import (
 // those out in commit order: a reader that follows the log with Events(after its last id)
 // cannot step over an event that commits later with a smaller id.
 const (
-	// A nil Document or Previous is bound as NULL.
-	insertEventSQL = `INSERT INTO events (id, type, thing_id, kind, vendor_name, vendor_url, time, document, previous)
+	// A nil Document or Patch is bound as NULL.
+	insertEventSQL = `INSERT INTO events (id, type, thing_id, kind, vendor_name, vendor_url, time, document, patch)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)`
 
 	// LIMIT -1 is no limit.
-	eventsSQL = `SELECT id, type, thing_id, kind, vendor_name, vendor_url, time, document, previous FROM events
+	eventsSQL = `SELECT id, type, thing_id, kind, vendor_name, vendor_url, time, document, patch FROM events
 WHERE id > ?1
 ORDER BY id LIMIT ?2`
 
@@ -64,7 +64,7 @@ func (s *subject) index() *directory.Index {
 func (b *batch) record(events ...directory.Event) error {
 	for _, e := range events {
 		_, err := b.stmts.insertEvent.ExecContext(b.ctx,
-			b.next(), string(e.Type), e.ThingID, e.Kind, e.VendorName, e.VendorURL, micros(e.Time), e.Document, e.Previous)
+			b.next(), string(e.Type), e.ThingID, e.Kind, e.VendorName, e.VendorURL, micros(e.Time), e.Document, e.Patch)
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func (s *Store) Events(ctx context.Context, after int64, limit int, fn func(dire
 		var e directory.Event
 		var typ string
 		var at int64
-		if err := rows.Scan(&e.ID, &typ, &e.ThingID, &e.Kind, &e.VendorName, &e.VendorURL, &at, &e.Document, &e.Previous); err != nil {
+		if err := rows.Scan(&e.ID, &typ, &e.ThingID, &e.Kind, &e.VendorName, &e.VendorURL, &at, &e.Document, &e.Patch); err != nil {
 			return fmt.Errorf("reading events: %w", err)
 		}
 		e.Type, e.Time = directory.EventType(typ), fromMicros(at)

@@ -365,7 +365,11 @@ func (b *batch) put(w *thingWrite, now time.Time) (created bool, err error) {
 	if !created {
 		stored.Created = old.Created
 	}
-	return created, b.record(directory.RecordedEvents(old, stored, now)...)
+	events, err := directory.RecordedEvents(old, stored, now)
+	if err != nil {
+		return false, err
+	}
+	return created, b.record(events...)
 }
 
 // create is the write of Create.
@@ -385,7 +389,11 @@ func (b *batch) create(w *thingWrite, now time.Time) error {
 	if err := b.writeDerived(num, w.args[argExpires], w.index); err != nil {
 		return err
 	}
-	return b.record(directory.RecordedEvents(old, w.thing, now)...)
+	events, err := directory.RecordedEvents(old, w.thing, now)
+	if err != nil {
+		return err
+	}
+	return b.record(events...)
 }
 
 // findThing reads the row with id whatever its expiry, with its index's subject; nil when
@@ -476,7 +484,10 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 		}
 		args, ix := thingArgs(next), newIndexArgs(next.Index)
 		sameDocument := bytes.Equal(next.Document, current.Document)
-		events := updateEvents(current, sub.index(), next, sameDocument, now)
+		events, err := updateEvents(current, sub.index(), next, sameDocument, now)
+		if err != nil {
+			return err
+		}
 		applied := false
 		err = s.w.submit(ctx, func(b *batch) error {
 			var num int64
@@ -517,7 +528,7 @@ func (s *Store) Update(ctx context.Context, id string, now time.Time, change fun
 // made on the caller's goroutine: the write applies only to the version read, so they
 // hold if it does. They show the expansion problem that is stored, which is the current
 // one only while the document stays the same.
-func updateEvents(current directory.Thing, ix *directory.Index, next directory.Thing, sameDocument bool, now time.Time) []directory.Event {
+func updateEvents(current directory.Thing, ix *directory.Index, next directory.Thing, sameDocument bool, now time.Time) ([]directory.Event, error) {
 	current.Index = ix
 	next.ExpansionProblem = ""
 	if sameDocument {

@@ -2,12 +2,16 @@ package storetest
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
 
 	"github.com/lmosdir/lmosdir/directory"
 )
@@ -33,13 +37,14 @@ func eventLog(t *testing.T, s directory.Store) directory.EventLog {
 	return l
 }
 
-// wantEvent is what one recorded event must be.
+// wantEvent is what one recorded event must be: for a creation, its document; for an
+// update, a patch that turns before into after.
 type wantEvent struct {
-	typ              directory.EventType
-	thing            string
-	kind, vendor     string
-	at               time.Time
-	document, before []byte
+	typ                     directory.EventType
+	thing                   string
+	kind, vendor            string
+	at                      time.Time
+	document, before, after []byte
 }
 
 // eventRecorder checks the events each write of a test adds to the log.
@@ -69,10 +74,41 @@ func (r *eventRecorder) expect(want ...wantEvent) {
 		if !bytes.Equal(e.Document, w.document) {
 			r.t.Errorf("event %d (%s) Document =\n%s\nwant\n%s", i, e.Type, e.Document, w.document)
 		}
-		if !bytes.Equal(e.Previous, w.before) {
-			r.t.Errorf("event %d (%s) Previous =\n%s\nwant\n%s", i, e.Type, e.Previous, w.before)
+		if w.after == nil {
+			if e.Patch != nil {
+				r.t.Errorf("event %d (%s) has a patch: %s", i, e.Type, e.Patch)
+			}
+			continue
+		}
+		if got := applyPatch(r.t, w.before, e.Patch); !sameJSON(r.t, got, w.after) {
+			r.t.Errorf("event %d (%s): its patch %s turns the TD before into\n%s\nwant\n%s", i, e.Type, e.Patch, got, w.after)
+		}
+		if !bytes.HasPrefix(e.Patch, fmt.Appendf(nil, `{"id":%q`, e.ThingID)) {
+			r.t.Errorf("event %d (%s): the patch %s does not start with the id", i, e.Type, e.Patch)
 		}
 	}
+}
+
+func applyPatch(t *testing.T, doc, patch []byte) []byte {
+	t.Helper()
+	out, err := jsonpatch.MergePatch(doc, patch)
+	if err != nil {
+		t.Fatalf("applying the merge patch %s: %v", patch, err)
+	}
+	return out
+}
+
+// sameJSON compares two JSON texts as values.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("%v: %s", err, a)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func eventSummary(list []directory.Event) []string {
@@ -105,7 +141,7 @@ func testEventsOfWrites(t *testing.T, s directory.Store) {
 	a2.Index = &directory.Index{Kind: "tool", VendorName: "Other"}
 	put(t, s, a2, at(time.Second))
 	r.expect(wantEvent{typ: directory.EventUpdated, thing: a.ID, kind: "tool", vendor: "Other", at: at(time.Second),
-		document: enriched(t, s, a.ID, at(time.Second)), before: before})
+		before: before, after: enriched(t, s, a.ID, at(time.Second))})
 
 	b := indexed("urn:ev:b", agent)
 	if err := s.Create(ctx(t), b, at(2*time.Second)); err != nil {
@@ -126,7 +162,7 @@ func testEventsOfWrites(t *testing.T, s directory.Store) {
 		return th
 	})
 	r.expect(wantEvent{typ: directory.EventUpdated, thing: b.ID, kind: "agent", vendor: "Acme", at: at(4 * time.Second),
-		document: enriched(t, s, b.ID, at(4*time.Second)), before: before})
+		before: before, after: enriched(t, s, b.ID, at(4*time.Second))})
 	update(t, s, b.ID, at(5*time.Second), func(th directory.Thing) directory.Thing {
 		th.Expires, th.TTL = at(time.Hour), 3600
 		return th
@@ -320,24 +356,29 @@ func testEventsInCommitOrder(t *testing.T, s directory.Store) {
 	if !slices.EqualFunc(followed, all, func(a, b directory.Event) bool { return a.ID == b.ID }) {
 		t.Fatalf("a reader following the log saw %d events, the log holds %d: ids are not in commit order", len(followed), len(all))
 	}
-	// Each Thing's events chain: every update's Previous is the Document before it.
-	lastDocument := map[string][]byte{}
+	// Each Thing's events chain: its creation's TD with every update's patch applied in
+	// order is the TD stored in the end. A patch made from a stale old TD (a write that
+	// read the Thing before another one changed it) leaves a member of that other write.
+	documents := map[string][]byte{}
+	retrieved := map[string]time.Time{}
 	for _, e := range all {
-		if prev, ok := lastDocument[e.ThingID]; ok && !bytes.Equal(removeRetrieved(e.Previous), removeRetrieved(prev)) {
-			t.Fatalf("event %d of %s: Previous\n%s\nis not the Document of the event before\n%s", e.ID, e.ThingID, e.Previous, prev)
+		switch e.Type {
+		case directory.EventCreated:
+			documents[e.ThingID], retrieved[e.ThingID] = e.Document, e.Time
+		case directory.EventUpdated:
+			documents[e.ThingID] = applyPatch(t, documents[e.ThingID], e.Patch)
 		}
-		lastDocument[e.ThingID] = e.Document
+	}
+	for id, doc := range documents {
+		if want := get(t, s, id, at(time.Hour)).Enriched(retrieved[id]); !sameJSON(t, doc, want) {
+			t.Fatalf("the events of %s make\n%s\nthe store holds\n%s", id, doc, want)
+		}
 	}
 }
 
-// removeRetrieved cuts the registration member, whose retrieved time is the event's own.
-func removeRetrieved(enriched []byte) []byte {
-	if i := bytes.LastIndex(enriched, []byte(`,"registration":`)); i >= 0 {
-		return enriched[:i]
-	}
-	return enriched
-}
-
+// testWatchEvents: the watcher wakes once it watches, and again for a write made after
+// that. Without waiting for the first wake, the test could not tell a wake for the write
+// from that first one.
 func testWatchEvents(t *testing.T, s directory.Store) {
 	c := ctx(t)
 	woken := make(chan struct{}, 1)
@@ -350,22 +391,20 @@ func testWatchEvents(t *testing.T, s directory.Store) {
 			}
 		})
 	}()
-	// A write recorded before the watch began is found by reading after the first wake,
-	// and one after it wakes the watcher: either way a reader learns of it.
-	deadline := time.After(30 * time.Second)
-	for i := 0; ; i++ {
-		put(t, s, newThing(fmt.Sprintf("urn:ev:%d", i), at(0)), at(0))
+	wait := func(what string) {
+		t.Helper()
 		select {
 		case <-woken:
-			if len(events(t, s, 0, 0)) == 0 {
-				t.Fatal("woken, but no event is held")
-			}
-			return
 		case err := <-watchErr:
 			t.Fatalf("WatchEvents returned early: %v", err)
-		case <-deadline:
-			t.Fatal("no wake within 30 s of writes")
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no wake within 30 s %s", what)
 		}
+	}
+	wait("of starting to watch")
+	put(t, s, newThing("urn:ev:watched", at(0)), at(0))
+	wait("of a write")
+	if len(events(t, s, 0, 0)) != 1 {
+		t.Fatal("woken, but the write's event is not held")
 	}
 }

@@ -20,10 +20,10 @@ CREATE TABLE events (
     vendor_name text NOT NULL DEFAULT '',
     vendor_url  text NOT NULL DEFAULT '',
     time        timestamptz NOT NULL,
-    -- Enriched TDs, as served: document after the change (NULL for a deletion), previous
-    -- before it (an update only).
+    -- document: the Enriched TD of a creation; patch: the RFC 7396 merge patch of an
+    -- update, much smaller than the TDs before and after it. NULL otherwise.
     document    bytea NULL,
-    previous    bytea NULL
+    patch       bytea NULL
 );
 
 ALTER SEQUENCE events_id_seq OWNED BY events.id;

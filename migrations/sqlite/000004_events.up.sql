@@ -16,10 +16,11 @@ CREATE TABLE events (
     vendor_url  TEXT NOT NULL DEFAULT '',
     -- Microseconds since the Unix epoch, UTC, as in things.
     time        INTEGER NOT NULL,
-    -- Enriched TDs: document after the change (NULL for a deletion), previous before it
-    -- (an update only). Last, for the reason document is last in things.
+    -- document: the Enriched TD of a creation; patch: the RFC 7396 merge patch of an
+    -- update, much smaller than the TDs before and after it. NULL otherwise. Last, for the
+    -- reason document is last in things.
     document    BLOB NULL,
-    previous    BLOB NULL
+    patch       BLOB NULL
 ) STRICT;
 
 -- For the retention purge (time < cutoff), which would otherwise read every event.
