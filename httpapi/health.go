@@ -25,5 +25,11 @@ func (s *Server) readyz(c *echo.Context) error {
 		s.log.Warn("not ready", "error", err)
 		return errorf(http.StatusServiceUnavailable, "the directory is not ready: %v", err)
 	}
+	if s.gateway != nil {
+		if err := s.gateway.Ready(ctx); err != nil {
+			s.log.Warn("not ready", "error", err)
+			return errorf(http.StatusServiceUnavailable, "the LMOS gateway is not ready: %v", err)
+		}
+	}
 	return writeBody(c, http.StatusOK, mediaJSON, []byte(`{"status":"ready"}`))
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"mime"
+	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -126,7 +127,12 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			t.Logf("ignoring echo's own route %q %s %s", r.Name, r.Method, r.Path)
 			continue
 		}
-		served[r.Method+" "+routeShape(r.Path)] = r.Method + " " + r.Path
+		shape := routeShape(r.Path)
+		if r.Method == http.MethodPost && r.Path == "/things/*" {
+			// A wildcard ends an echo route, so /things/{id}/messages is served by POST /things/*.
+			shape = routeShape("/things/{id}/messages")
+		}
+		served[r.Method+" "+shape] = r.Method + " " + r.Path
 	}
 	if len(served) == 0 {
 		t.Fatal("the server registers no routes")

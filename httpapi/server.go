@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v5"
 
 	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
 // Config tunes the API.
@@ -36,12 +37,16 @@ type Config struct {
 	// EventKeepAlive is the interval of keep-alive comments after that; 0:
 	// DefaultEventKeepAlive.
 	EventKeepAlive time.Duration
+	// Gateway relays LMOS messages at /lmos and /things/{id}/messages; nil: those answer
+	// 503.
+	Gateway *gateway.Gateway
 }
 
 // Server serves the directory over HTTP.
 type Server struct {
 	cfg         Config
 	dir         *directory.Service
+	gateway     *gateway.Gateway
 	log         *slog.Logger
 	basePath    string
 	directoryTD []byte
@@ -60,7 +65,7 @@ func New(cfg Config, dir *directory.Service, log *slog.Logger) (*Server, error) 
 	if cfg.EventKeepAlive <= 0 {
 		cfg.EventKeepAlive = DefaultEventKeepAlive
 	}
-	s := &Server{cfg: cfg, dir: dir, log: log, basePath: strings.TrimSuffix(base.Path, "/")}
+	s := &Server{cfg: cfg, dir: dir, gateway: cfg.Gateway, log: log, basePath: strings.TrimSuffix(base.Path, "/")}
 	if s.directoryTD, err = directoryTD(cfg.BaseURL, cfg.Version); err != nil {
 		return nil, err
 	}
@@ -83,6 +88,8 @@ func (s *Server) routes(e *echo.Echo) {
 	e.PUT("/things/*", s.putThing)
 	e.PATCH("/things/*", s.patchThing)
 	e.DELETE("/things/*", s.deleteThing)
+	e.POST("/things/*", s.postMessage)
+	readable(e, "/lmos", s.lmosSocket)
 	readable(e, "/search", s.search)
 	readable(e, "/search/jsonpath", s.searchJSONPath)
 	readable(e, "/search/xpath", unsupportedQueryLanguage("XPath"))

@@ -43,6 +43,23 @@ type config struct {
 	EventsKeepAlive time.Duration
 	EventsBuffer    int
 	EventsMaxSubs   int
+	gatewayConfig
+}
+
+// gatewayConfig is the settings of the LMOS gateway, its guardian and tracing.
+type gatewayConfig struct {
+	GatewayMaxMessage     int
+	GatewayRate           float64
+	GatewayMaxInFlight    int
+	GatewayMaxSubs        int
+	GatewayConnectTimeout time.Duration
+	GatewayReplyTimeout   time.Duration
+	GatewayAllowHosts     string
+	GuardianURL           string
+	GuardianTimeout       time.Duration
+	GuardianFailOpen      bool
+	TraceExporter         string
+	TraceEndpoint         string
 }
 
 // parseConfig reads the settings of command from args and the LMOSDIR_* variables; extra
@@ -78,6 +95,7 @@ func parseConfig(command string, args []string, stderr io.Writer, extra ...func(
 	fs.DurationVar(&cfg.EventsKeepAlive, "events-keepalive", httpapi.DefaultEventKeepAlive, "interval of keep-alive comments on event streams (none in a stream's first 10 s)")
 	fs.IntVar(&cfg.EventsBuffer, "events-buffer", directory.DefaultEventBuffer, "events a subscriber may fall behind before it is disconnected (it resumes with Last-Event-ID)")
 	fs.IntVar(&cfg.EventsMaxSubs, "events-max-subscribers", directory.DefaultMaxSubscribers, "largest number of open event streams")
+	cfg.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -141,6 +159,9 @@ func (c *config) complete() error {
 		return errors.New("events-retention and events-keepalive must be positive")
 	case c.EventsBuffer <= 0 || c.EventsMaxSubs <= 0:
 		return errors.New("events-buffer and events-max-subscribers must be positive")
+	}
+	if err := c.check(); err != nil {
+		return err
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		return err

@@ -28,6 +28,12 @@ func serve(ctx context.Context, cfg config) error {
 		return err
 	}
 	baseURL := cfg.baseURL(listener.Addr())
+	gw, stopTracing, err := newGateway(ctx, cfg.gatewayConfig, dir, baseURL, log)
+	if err != nil {
+		listener.Close()
+		return err
+	}
+	defer flushSpans(stopTracing, log)
 	api, err := httpapi.New(httpapi.Config{
 		BaseURL:         baseURL,
 		MaxBodyBytes:    cfg.MaxBodyBytes,
@@ -35,6 +41,7 @@ func serve(ctx context.Context, cfg config) error {
 		MaxPageSize:     cfg.MaxPageSize,
 		Version:         version,
 		EventKeepAlive:  cfg.EventsKeepAlive,
+		Gateway:         gw,
 	}, dir, log)
 	if err != nil {
 		listener.Close()
@@ -47,6 +54,7 @@ func serve(ctx context.Context, cfg config) error {
 		}
 	}()
 	go dir.RunExpansion(ctx, cfg.ExpandWorkers, expansionInterval, log)
+	go gw.Run(ctx)
 	server := &http.Server{
 		Handler:           api,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -70,6 +78,15 @@ func serve(ctx context.Context, cfg config) error {
 		return fmt.Errorf("shutting down: %w", err)
 	}
 	return nil
+}
+
+// flushSpans exports the spans still buffered, within a bound of its own.
+func flushSpans(shutdown func(context.Context) error, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := shutdown(ctx); err != nil {
+		log.Warn("exporting the last spans", "error", err)
+	}
 }
 
 // expansionInterval is how often the expansion looks for TDs that other processes sharing
