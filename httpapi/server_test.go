@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/lmos/gateway"
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/internal/dirtest"
@@ -61,6 +62,8 @@ type fixtureOptions struct {
 	// eventBuffer and maxSubscribers are the directory's EventBuffer and MaxSubscribers
 	// (0: its defaults).
 	eventBuffer, maxSubscribers int
+	// gateway, when set, runs an LMOS gateway with this configuration.
+	gateway *gateway.Config
 }
 
 var validator = sync.OnceValues(td.NewValidator)
@@ -145,6 +148,9 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 		t.Cleanup(func() { cancel(); <-expanding })
 	}
 	cfg := Config{BaseURL: "http://dir.example:8080", MaxBodyBytes: 1 << 20, DefaultPageSize: 5, MaxPageSize: 50, Version: "test"}
+	if opts.gateway != nil {
+		cfg.Gateway = startGateway(t, dir, *opts.gateway)
+	}
 	for _, f := range tune {
 		f(&cfg)
 	}

@@ -11,17 +11,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmosdir/lmosdir/internal/lmostest"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
 const agentID = "urn:test:agent"
 
-func newAgentFixture(t *testing.T, tune ...func(*gateway.Config)) (*fixture, *wsAgent) {
+func newAgentFixture(t *testing.T, tune ...func(*gateway.Config)) (*fixture, *lmostest.Agent) {
 	t.Helper()
 	f := newFixture(t, tune...)
-	agent := newWSAgent(t)
-	f.register(t, agentID, wsAgentTD(agentID, agent.url()))
+	agent := lmostest.NewAgent(t)
+	f.register(t, agentID, lmostest.AgentTD(agentID, agent.URL()))
 	return f, agent
 }
 
@@ -47,7 +48,7 @@ func TestRelaysRequestReplyOverWebSocket(t *testing.T) {
 			if answer != tc.answer {
 				t.Errorf("answer %d, want %d", answer, tc.answer)
 			}
-			upstream := agent.next(t)
+			upstream := agent.Next(t)
 			if upstream.MessageID == messageID || upstream.CorrelationID != upstream.MessageID {
 				t.Errorf("upstream ids %s/%s: want a fresh message id that is also the correlation id", upstream.MessageID, upstream.CorrelationID)
 			}
@@ -68,7 +69,7 @@ func TestRelaysRequestReplyOverWebSocket(t *testing.T) {
 	}
 	t.Run("echo output", func(t *testing.T) {
 		c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"hello"}`)
-		agent.next(t)
+		agent.Next(t)
 		reply, _ := c.reply()
 		status := reply.Body.(*lmos.ActionStatus)
 		if status.Status != "completed" || string(status.Output) != `{"text":"hello"}` {
@@ -85,7 +86,7 @@ func TestActionProgressUntilTerminalStatus(t *testing.T) {
 	if answer != gateway.AnswerProgress {
 		t.Fatalf("answer %d", answer)
 	}
-	agent.next(t)
+	agent.Next(t)
 	var statuses []string
 	for {
 		reply, r := c.reply()
@@ -107,7 +108,7 @@ func TestThingErrorEndsTheRequest(t *testing.T) {
 	f, agent := newAgentFixture(t)
 	c := f.open(t, gateway.Consumer{})
 	messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"fail"`)
-	agent.next(t)
+	agent.Next(t)
 	if e := c.errorReply(http.StatusInternalServerError, messageID); e.Detail != "the tool broke" {
 		t.Errorf("detail %q", e.Detail)
 	}
@@ -132,9 +133,9 @@ func TestSubscriptionsAndObservations(t *testing.T) {
 			if answer != gateway.AnswerStream {
 				t.Fatalf("answer %d", answer)
 			}
-			subscription := agent.next(t)
+			subscription := agent.Next(t)
 			for i := range 3 {
-				if n := agent.emit(agentID, tc.kind, tc.name, json.RawMessage(fmt.Sprintf(`"%d"`, i))); n != 1 {
+				if n := agent.Emit(agentID, tc.kind, tc.name, json.RawMessage(fmt.Sprintf(`"%d"`, i))); n != 1 {
 					t.Fatalf("the agent holds %d matching subscriptions", n)
 				}
 				reply, r := c.reply()
@@ -145,11 +146,11 @@ func TestSubscriptionsAndObservations(t *testing.T) {
 			if _, answer := c.send(agentID, tc.unsubscribe); answer != gateway.AnswerNone {
 				t.Errorf("unsubscribing answered %d", answer)
 			}
-			ended := agent.next(t)
+			ended := agent.Next(t)
 			if ended.CorrelationID != subscription.CorrelationID {
 				t.Errorf("the upstream unsubscription names %s, want the subscription %s", ended.CorrelationID, subscription.CorrelationID)
 			}
-			waitFor(t, func() bool { return agent.subscriptionCount() == 0 })
+			waitFor(t, func() bool { return agent.SubscriptionCount() == 0 })
 			c.noReply()
 		})
 	}
@@ -163,12 +164,12 @@ func TestConsumerLeavingEndsItsSubscriptionsUpstream(t *testing.T) {
 	c.send(agentID, `"messageType":"subscribeAllEvents"`)
 	subscribed := map[string]lmos.Type{}
 	for range 3 {
-		m := agent.next(t)
+		m := agent.Next(t)
 		subscribed[m.CorrelationID] = m.Type()
 	}
 	other := f.open(t, gateway.Consumer{})
 	other.send(agentID, `"messageType":"subscribeEvent","event":"alert"`)
-	agent.next(t)
+	agent.Next(t)
 
 	c.session.Close()
 	ends := map[lmos.Type]lmos.Type{
@@ -177,15 +178,15 @@ func TestConsumerLeavingEndsItsSubscriptionsUpstream(t *testing.T) {
 		lmos.TypeSubscribeAllEvents: lmos.TypeUnsubscribeAllEvents,
 	}
 	for range 3 {
-		m := agent.next(t)
+		m := agent.Next(t)
 		kind, ok := subscribed[m.CorrelationID]
 		if !ok || ends[kind] != m.Type() {
 			t.Fatalf("upstream got %s for %s", m.Type(), m.CorrelationID)
 		}
 		delete(subscribed, m.CorrelationID)
 	}
-	waitFor(t, func() bool { return agent.subscriptionCount() == 1 })
-	agent.emit(agentID, lmos.TypeSubscribeEvent, "alert", json.RawMessage(`"still here"`))
+	waitFor(t, func() bool { return agent.SubscriptionCount() == 1 })
+	agent.Emit(agentID, lmos.TypeSubscribeEvent, "alert", json.RawMessage(`"still here"`))
 	if reply, _ := other.reply(); reply.Type() != lmos.TypeEvent {
 		t.Errorf("the other consumer got %s", reply.Type())
 	}
@@ -211,7 +212,7 @@ func TestManyConsumersShareOneUpstreamConnection(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := agent.accepted.Load(); n != 1 {
+	if n := agent.Accepted.Load(); n != 1 {
 		t.Errorf("the agent accepted %d connections, want 1 shared", n)
 	}
 }
@@ -220,9 +221,9 @@ func TestUpstreamDyingFailsItsRequestsAndIsRedialed(t *testing.T) {
 	f, agent := newAgentFixture(t)
 	c := f.open(t, gateway.Consumer{})
 	subscription, _ := c.send(agentID, `"messageType":"subscribeEvent","event":"alert"`)
-	agent.next(t)
+	agent.Next(t)
 	dying, _ := c.send(agentID, `"messageType":"invokeAction","action":"die"`)
-	agent.next(t)
+	agent.Next(t)
 	failed := map[string]bool{}
 	for range 2 {
 		reply, r := c.reply()
@@ -236,11 +237,11 @@ func TestUpstreamDyingFailsItsRequestsAndIsRedialed(t *testing.T) {
 		t.Errorf("failed %v, want the subscription %s and the action %s", failed, subscription, dying)
 	}
 	messageID, _ := c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
-	agent.next(t)
+	agent.Next(t)
 	if reply, _ := c.reply(); reply.Type() != lmos.TypePropertyReading || reply.CorrelationID != messageID {
 		t.Errorf("after the upstream died: %s", reply.Type())
 	}
-	if n := agent.accepted.Load(); n != 2 {
+	if n := agent.Accepted.Load(); n != 2 {
 		t.Errorf("the agent accepted %d connections, want 2", n)
 	}
 }
@@ -249,13 +250,13 @@ func TestReplyTimeout(t *testing.T) {
 	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.ReplyTimeout = 100 * time.Millisecond })
 	c := f.open(t, gateway.Consumer{})
 	messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"silent"`)
-	agent.next(t)
+	agent.Next(t)
 	c.errorReply(http.StatusGatewayTimeout, messageID)
 }
 
 func TestConnectFailure(t *testing.T) {
 	f := newFixture(t, func(c *gateway.Config) { c.ConnectTimeout = time.Second })
-	f.register(t, agentID, wsAgentTD(agentID, "ws://127.0.0.1:1/agent"))
+	f.register(t, agentID, lmostest.AgentTD(agentID, "ws://127.0.0.1:1/agent"))
 	c := f.open(t, gateway.Consumer{})
 	messageID, _ := c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
 	if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "could not connect") {
@@ -265,7 +266,7 @@ func TestConnectFailure(t *testing.T) {
 
 func TestRefusals(t *testing.T) {
 	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.MaxMessageBytes = 2048 })
-	f.register(t, "urn:test:expiring", strings.Replace(wsAgentTD("urn:test:expiring", agent.url()), `"title"`, `"registration":{"ttl":60},"title"`, 1))
+	f.register(t, "urn:test:expiring", strings.Replace(lmostest.AgentTD("urn:test:expiring", agent.URL()), `"title"`, `"registration":{"ttl":60},"title"`, 1))
 	f.register(t, "urn:test:formless", `{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":"urn:test:formless","title":"No forms",`+
 		`"securityDefinitions":{"nosec_sc":{"scheme":"nosec"}},"security":"nosec_sc","actions":{"run":{"forms":[{"href":"mqtt://broker.example/run"}]}}}`)
 	f.clock.advance(2 * time.Minute)
@@ -319,7 +320,7 @@ func TestRefusals(t *testing.T) {
 			if !strings.Contains(e.Detail, tc.detail) || e.Title != http.StatusText(tc.status) || !strings.HasPrefix(e.Instance, "urn:uuid:") {
 				t.Errorf("error %+v, want detail with %q", e, tc.detail)
 			}
-			agent.nothingReceived(t)
+			agent.NothingReceived(t)
 		})
 	}
 }
@@ -342,7 +343,7 @@ func TestRateLimitPerConnection(t *testing.T) {
 		t.Errorf("allowed %d, limited %d: want the burst of 10 (at most one more refilled) and the rest refused", allowed, limited)
 	}
 	for range allowed {
-		agent.next(t)
+		agent.Next(t)
 	}
 	other.send(agentID, `"messageType":"readProperty","name":"temperature"`)
 	if reply, _ := other.reply(); reply.Type() != lmos.TypePropertyReading {
@@ -354,10 +355,10 @@ func TestMaxInFlight(t *testing.T) {
 	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.MaxInFlight = 1 })
 	c := f.open(t, gateway.Consumer{})
 	c.send(agentID, `"messageType":"invokeAction","action":"silent"`)
-	agent.next(t)
+	agent.Next(t)
 	messageID, _ := c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
 	c.errorReply(http.StatusServiceUnavailable, messageID)
-	agent.nothingReceived(t)
+	agent.NothingReceived(t)
 	c.session.Close()
 	d := f.open(t, gateway.Consumer{})
 	d.send(agentID, `"messageType":"readProperty","name":"temperature"`)
@@ -376,7 +377,7 @@ func TestMaxSubscriptions(t *testing.T) {
 	c.send(agentID, `"messageType":"unsubscribeEvent","event":"tick"`)
 	c.send(agentID, `"messageType":"observeProperty","name":"temperature"`)
 	for _, want := range []lmos.Type{lmos.TypeSubscribeEvent, lmos.TypeSubscribeEvent, lmos.TypeUnsubscribeEvent, lmos.TypeObserveProperty} {
-		if m := agent.next(t); m.Type() != want {
+		if m := agent.Next(t); m.Type() != want {
 			t.Fatalf("upstream got %s, want %s", m.Type(), want)
 		}
 	}
@@ -389,7 +390,7 @@ func TestAllowedHosts(t *testing.T) {
 	if e := c.errorReply(http.StatusForbidden, messageID); !strings.Contains(e.Detail, "127.0.0.1") {
 		t.Errorf("detail %q", e.Detail)
 	}
-	agent.nothingReceived(t)
+	agent.NothingReceived(t)
 	if _, err := gateway.New(gateway.Config{SelfID: "http://x/lmos", AllowedHosts: []string{"[a-"}}, f.dir, nil); err == nil {
 		t.Error("a malformed host pattern was accepted")
 	}
@@ -399,15 +400,15 @@ func TestChangedTDIsUsedAtOnce(t *testing.T) {
 	f, agent := newAgentFixture(t)
 	c := f.open(t, gateway.Consumer{})
 	c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"a"}`)
-	agent.next(t)
+	agent.Next(t)
 	c.reply()
-	f.register(t, agentID, strings.Replace(wsAgentTD(agentID, agent.url()), `"echo"`, `"echoed"`, 1))
+	f.register(t, agentID, strings.Replace(lmostest.AgentTD(agentID, agent.URL()), `"echo"`, `"echoed"`, 1))
 	waitFor(t, func() bool {
 		messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"a"}`)
 		reply, _ := c.reply()
 		e, ok := reply.Body.(*lmos.Error)
 		if !ok {
-			agent.next(t)
+			agent.Next(t)
 		}
 		return ok && e.Status == "404" && reply.CorrelationID == messageID
 	})
@@ -419,7 +420,7 @@ func TestChangedTDIsUsedAtOnce(t *testing.T) {
 		reply, _ := c.reply()
 		e, ok := reply.Body.(*lmos.Error)
 		if !ok {
-			agent.next(t)
+			agent.Next(t)
 		}
 		return ok && e.Status == "404"
 	})

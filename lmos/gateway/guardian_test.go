@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lmosdir/lmosdir/internal/lmostest"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/aos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
@@ -91,7 +92,7 @@ func (g *guardian) next(t *testing.T, method string) map[string]any {
 	}
 }
 
-func guardedFixture(t *testing.T, g *guardian, failOpen bool) (*fixture, *wsAgent) {
+func guardedFixture(t *testing.T, g *guardian, failOpen bool) (*fixture, *lmostest.Agent) {
 	t.Helper()
 	client, err := aos.NewClient(g.server.URL, nil)
 	if err != nil {
@@ -105,7 +106,7 @@ func guardedFixture(t *testing.T, g *guardian, failOpen bool) (*fixture, *wsAgen
 func TestGuardianAllows(t *testing.T) {
 	g := newGuardian(t, `{"decision":"allow","message":"fine"}`)
 	f, agent := guardedFixture(t, g, false)
-	consumerTD := strings.Replace(strings.Replace(wsAgentTD("urn:test:consumer", agent.url()), `"Test agent"`, `"Trip planner","version":{"instance":"2.1.0"}`, 1),
+	consumerTD := strings.Replace(strings.Replace(lmostest.AgentTD("urn:test:consumer", agent.URL()), `"Test agent"`, `"Trip planner","version":{"instance":"2.1.0"}`, 1),
 		`"@type":"lmos:Agent",`, `"@type":"lmos:Agent","lmos:metadata":{"lmos:vendor":{"lmos:name":"Acme","lmos:url":"https://acme.example"}},`, 1)
 	f.register(t, "urn:test:consumer", consumerTD)
 	c := f.open(t, gateway.Consumer{ID: "urn:test:consumer", Session: "session-7"})
@@ -135,7 +136,7 @@ func TestGuardianAllows(t *testing.T) {
 		t.Errorf("step context %v", step)
 	}
 
-	if upstream := agent.next(t); string(upstream.Body.(*lmos.InvokeAction).Input) != `{"text":"hi","lang":"en"}` {
+	if upstream := agent.Next(t); string(upstream.Body.(*lmos.InvokeAction).Input) != `{"text":"hi","lang":"en"}` {
 		t.Errorf("forwarded %s", upstream.Body.(*lmos.InvokeAction).Input)
 	}
 	if reply, _ := c.reply(); reply.Type() != lmos.TypeActionStatus {
@@ -156,7 +157,7 @@ func TestGuardianDenies(t *testing.T) {
 	if e := c.errorReply(http.StatusForbidden, messageID); !strings.Contains(e.Detail, "echo is not for you") {
 		t.Errorf("detail %q", e.Detail)
 	}
-	agent.nothingReceived(t)
+	agent.NothingReceived(t)
 	// Only actions are put to the guardian.
 	c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
 	if reply, _ := c.reply(); reply.Type() != lmos.TypePropertyReading {
@@ -170,7 +171,7 @@ func TestGuardianModifies(t *testing.T) {
 	f, agent := guardedFixture(t, g, false)
 	c := f.open(t, gateway.Consumer{})
 	c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"hi","lang":"en"}`)
-	if upstream := agent.next(t); string(upstream.Body.(*lmos.InvokeAction).Input) != `{"text":"HI (redacted)"}` {
+	if upstream := agent.Next(t); string(upstream.Body.(*lmos.InvokeAction).Input) != `{"text":"HI (redacted)"}` {
 		t.Errorf("forwarded %s", upstream.Body.(*lmos.InvokeAction).Input)
 	}
 	c.reply()
@@ -180,7 +181,7 @@ func TestGuardianModifies(t *testing.T) {
 	if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "text") {
 		t.Errorf("a modified input the action refuses: %q", e.Detail)
 	}
-	agent.nothingReceived(t)
+	agent.NothingReceived(t)
 }
 
 func TestGuardianUnavailable(t *testing.T) {
@@ -195,14 +196,14 @@ func TestGuardianUnavailable(t *testing.T) {
 			c := f.open(t, gateway.Consumer{})
 			messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"hi"}`)
 			if failOpen {
-				agent.next(t)
+				agent.Next(t)
 				if reply, _ := c.reply(); reply.Type() != lmos.TypeActionStatus {
 					t.Errorf("reply %s", reply.Type())
 				}
 				return
 			}
 			c.errorReply(http.StatusServiceUnavailable, messageID)
-			agent.nothingReceived(t)
+			agent.NothingReceived(t)
 		})
 	}
 }

@@ -9,11 +9,12 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/lmosdir/lmosdir/internal/lmostest"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
-func tracedFixture(t *testing.T) (*fixture, *wsAgent, *tracetest.SpanRecorder) {
+func tracedFixture(t *testing.T) (*fixture, *lmostest.Agent, *tracetest.SpanRecorder) {
 	t.Helper()
 	recorder := tracetest.NewSpanRecorder()
 	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
@@ -37,7 +38,7 @@ func TestTraceContextIsContinued(t *testing.T) {
 	c := f.open(t, gateway.Consumer{})
 	const traceID, consumerSpan = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
 	c.send(agentID, `"traceparent":"00-`+traceID+`-`+consumerSpan+`-01","tracestate":"congo=t61rcWkgMzE","messageType":"readProperty","name":"temperature"`)
-	upstream := agent.next(t)
+	upstream := agent.Next(t)
 	c.reply()
 	gotTrace, parent := parseTraceParent(t, upstream.TraceParent)
 	if gotTrace != traceID || parent == consumerSpan {
@@ -67,7 +68,7 @@ func TestTraceIsStartedWhenTheConsumerSendsNone(t *testing.T) {
 	f, agent, recorder := tracedFixture(t)
 	c := f.open(t, gateway.Consumer{})
 	c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"x"}`)
-	upstream := agent.next(t)
+	upstream := agent.Next(t)
 	c.reply()
 	traceID, _ := parseTraceParent(t, upstream.TraceParent)
 	waitFor(t, func() bool { return len(recorder.Ended()) == 2 })

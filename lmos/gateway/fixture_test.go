@@ -1,0 +1,148 @@
+package gateway_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/directory/sqlite"
+	"github.com/lmosdir/lmosdir/internal/dirtest"
+	"github.com/lmosdir/lmosdir/lmos"
+	"github.com/lmosdir/lmosdir/lmos/gateway"
+	"github.com/lmosdir/lmosdir/td"
+)
+
+// fixture is a directory with its event delivery running and a gateway over it.
+type fixture struct {
+	dir   *directory.Service
+	gw    *gateway.Gateway
+	clock *clock
+}
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func newFixture(t *testing.T, tune ...func(*gateway.Config)) *fixture {
+	t.Helper()
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lmosdir.db"), sqlite.Options{MigrateOnOpen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	validator, err := td.NewValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &clock{now: time.Now().UTC()}
+	dir := directory.NewService(store, validator, directory.Options{Clock: clk.Now})
+	dirtest.StartEvents(t, dir)
+	cfg := gateway.Config{SelfID: "http://dir.example/lmos"}
+	for _, f := range tune {
+		f(&cfg)
+	}
+	gw, err := gateway.New(cfg, dir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); gw.Run(runCtx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+	return &fixture{dir: dir, gw: gw, clock: clk}
+}
+
+func (f *fixture) register(t *testing.T, id, document string) {
+	t.Helper()
+	if _, err := f.dir.Put(context.Background(), id, []byte(document)); err != nil {
+		t.Fatalf("registering %s: %v", id, err)
+	}
+}
+
+// consumer is a session with helpers to send and await replies.
+type consumer struct {
+	t       *testing.T
+	session *gateway.Session
+}
+
+func (f *fixture) open(t *testing.T, c gateway.Consumer) *consumer {
+	t.Helper()
+	s := f.gw.Open(c)
+	t.Cleanup(s.Close)
+	return &consumer{t: t, session: s}
+}
+
+// send hands a message to the session; id fields missing from members are filled in.
+func (c *consumer) send(thingID string, members string) (messageID string, answer gateway.Answer) {
+	c.t.Helper()
+	messageID = uuid.NewString()
+	frame := fmt.Sprintf(`{"thingId":%q,"messageId":%q,%s}`, thingID, messageID, members)
+	return messageID, c.session.Handle(context.Background(), []byte(frame))
+}
+
+// reply waits for the next reply.
+func (c *consumer) reply() (*lmos.Message, gateway.Reply) {
+	c.t.Helper()
+	select {
+	case r := <-c.session.Replies():
+		m, err := lmos.Parse(r.Data)
+		if err != nil {
+			c.t.Fatalf("the gateway sent an invalid message %s: %v", r.Data, err)
+		}
+		return m, r
+	case <-time.After(5 * time.Second):
+		c.t.Fatal("no reply")
+		return nil, gateway.Reply{}
+	}
+}
+
+// noReply checks that nothing is waiting for the consumer.
+func (c *consumer) noReply() {
+	c.t.Helper()
+	select {
+	case r := <-c.session.Replies():
+		c.t.Fatalf("unexpected reply %s", r.Data)
+	case <-time.After(50 * time.Millisecond):
+	}
+}
+
+// errorReply waits for an LMOS error and checks its status and correlation.
+func (c *consumer) errorReply(status int, correlation string) *lmos.Error {
+	c.t.Helper()
+	m, r := c.reply()
+	e, ok := m.Body.(*lmos.Error)
+	if !ok {
+		c.t.Fatalf("reply %s, want an error", r.Data)
+	}
+	if e.Status != fmt.Sprint(status) {
+		c.t.Fatalf("error status %s (%s), want %d", e.Status, e.Detail, status)
+	}
+	if !r.Final {
+		c.t.Error("an error must be the final reply")
+	}
+	if m.CorrelationID != correlation {
+		c.t.Errorf("error correlation %q, want %q", m.CorrelationID, correlation)
+	}
+	return e
+}
