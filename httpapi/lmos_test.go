@@ -50,7 +50,10 @@ func (f *fixture) dialLMOS(query string) *websocket.Conn {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.url, "http")+"/lmos"+query, &websocket.DialOptions{Subprotocols: []string{gateway.Subprotocol}})
+	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.url, "http")+"/lmos"+query, &websocket.DialOptions{Subprotocols: []string{gateway.Subprotocol}})
+	if res != nil && res.Body != nil {
+		res.Body.Close()
+	}
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -242,7 +245,7 @@ func TestPostMessage(t *testing.T) {
 		f.do(http.MethodPost, path, mediaJSON, `[1]`).want(t, http.StatusBadRequest).problem(t)
 		f.do(http.MethodPost, path, "text/plain", frame).want(t, http.StatusUnsupportedMediaType).problem(t)
 		f.do(http.MethodPost, path, mediaJSON, `{"pad":"`+strings.Repeat("x", 1<<20)+`"}`).want(t, http.StatusRequestEntityTooLarge).problem(t)
-		f.do(http.MethodPost, path+"?colour=red", mediaJSON, frame).want(t, http.StatusBadRequest).problem(t)
+		f.do(http.MethodPost, path+"?color=red", mediaJSON, frame).want(t, http.StatusBadRequest).problem(t)
 		r := f.do(http.MethodPost, "/things/"+lmosAgentID, mediaJSON, frame).want(t, http.StatusMethodNotAllowed)
 		r.problem(t)
 		if !strings.Contains(r.header.Get("Allow"), "PUT") {

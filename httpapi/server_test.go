@@ -15,12 +15,12 @@ import (
 	"time"
 
 	"github.com/lmosdir/lmosdir/directory"
-	"github.com/lmosdir/lmosdir/lmos/gateway"
 	"github.com/lmosdir/lmosdir/directory/postgres"
 	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/internal/dirtest"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
 	"github.com/lmosdir/lmosdir/jsonld"
+	"github.com/lmosdir/lmosdir/lmos/gateway"
 	"github.com/lmosdir/lmosdir/td"
 )
 

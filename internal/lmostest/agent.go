@@ -38,6 +38,7 @@ type subscription struct {
 	name string
 }
 
+// NewAgent serves an agent until the test ends.
 func NewAgent(t *testing.T) *Agent {
 	t.Helper()
 	a := &Agent{t: t, received: make(chan *lmos.Message, 10000), subs: map[string]subscription{}}
@@ -161,6 +162,7 @@ func (a *Agent) Emit(thingID string, kind lmos.Type, name string, data json.RawM
 	return len(targets)
 }
 
+// SubscriptionCount is how many subscriptions and observations the agent holds.
 func (a *Agent) SubscriptionCount() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -220,4 +222,3 @@ func AgentTD(id, endpoint string) string {
 		`"silent":{"forms":` + form + `}},` +
 		`"events":{"alert":{"data":{"type":"string"},"forms":` + form + `},"tick":{"forms":` + form + `}}}`
 }
-
