@@ -59,6 +59,8 @@ var scenarios = map[string]scenario{
 	}},
 	// Not a concurrent load but paced writes and event subscribers; see runEvents.
 	"events": {name: "events", run: runEvents},
+	// An echo agent of its own, reached directly and through the LMOS gateway; see runGateway.
+	"gateway": {name: "gateway", run: runGateway},
 	"patch-heartbeat": {name: "patch-heartbeat", next: func(b *bench, worker, i int) request {
 		return request{method: http.MethodPatch, path: b.thingPath(b.pick(worker, i)), contentType: "application/merge-patch+json", body: []byte("{}"), expect: []int{http.StatusNoContent}}
 	}},

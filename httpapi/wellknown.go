@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v5"
@@ -165,6 +166,36 @@ const directoryTDTemplate = `{
           {"description": "The query exceeds the directory's limits", "contentType": "application/problem+json", "htv:statusCodeValue": 422}
         ]
       }]
+    },
+    "sendMessage": {
+      "description": "Relay one Eclipse LMOS protocol message to a registered agent or tool through the directory's LMOS gateway, which checks it against the Thing's TD first; the answer is the Thing's reply, or an LMOS error message (see /openapi.yaml). Over HTTP the message is for the Thing {id}; over the WebSocket form each frame is one message for the registered Thing its thingId names",
+      "uriVariables": {
+        "id": {"@type": "ThingID", "title": "Id of the Thing the message is for", "type": "string", "format": "iri-reference"},
+        "consumer": {"title": "The consumer's own id, its Thing id when it is registered", "type": "string"},
+        "session": {"title": "The session the AOS guardian is told of", "type": "string"}
+      },
+      "input": {"description": "One LMOS message: thingId, messageId (a version 4 UUID), messageType and the members of that type", "type": "object", "required": ["messageType"]},
+      "output": {"description": "One LMOS message; subscriptions and observations get a text/event-stream of them", "type": "object"},
+      "forms": [
+        {
+          "href": "things/{id}/messages{?consumer,session}",
+          "htv:methodName": "POST",
+          "contentType": "application/json",
+          "response": {"description": "The reply, or the LMOS error message that refuses the request", "contentType": "application/json", "htv:statusCodeValue": 200},
+          "additionalResponses": [
+            {"description": "Replies as they come: events, property readings, or action statuses when asked for with Accept: text/event-stream", "success": true, "contentType": "text/event-stream", "htv:statusCodeValue": 200},
+            {"description": "The body is not one JSON object, names another Thing than the path, or the query has unknown parameters", "contentType": "application/problem+json", "htv:statusCodeValue": 400},
+            {"description": "The body is larger than the directory's limit", "contentType": "application/problem+json", "htv:statusCodeValue": 413},
+            {"description": "The Content-Type is not application/json", "contentType": "application/problem+json", "htv:statusCodeValue": 415},
+            {"description": "The gateway is not running", "contentType": "application/problem+json", "htv:statusCodeValue": 503}
+          ]
+        },
+        {
+          "href": {{LMOS}},
+          "subprotocol": "lmosprotocol",
+          "contentType": "application/json"
+        }
+      ]
     }
   },
   "events": {
@@ -245,12 +276,31 @@ func directoryTD(baseURL, version string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	doc := strings.NewReplacer("{{BASE}}", string(base), "{{VERSION}}", string(ver)).Replace(directoryTDTemplate)
+	socket, err := lmosSocketHref(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	doc := strings.NewReplacer("{{BASE}}", string(base), "{{VERSION}}", string(ver), "{{LMOS}}", string(socket)).Replace(directoryTDTemplate)
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, []byte(doc)); err != nil {
 		return nil, err
 	}
 	return compact.Bytes(), nil
+}
+
+// lmosSocketHref is the JSON string of the gateway's WebSocket URL: the base URL with ws for
+// http and wss for https, and /lmos below its path. A relative href cannot express it, as
+// it would resolve to the base's http(s) scheme.
+func lmosSocketHref(baseURL string) ([]byte, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	socket := url.URL{Scheme: "ws", Host: u.Host, Path: strings.TrimSuffix(u.Path, "/") + "/lmos"}
+	if strings.EqualFold(u.Scheme, "https") {
+		socket.Scheme = "wss"
+	}
+	return json.Marshal(socket.String() + "{?consumer,session}")
 }
 
 func (s *Server) getDirectoryTD(c *echo.Context) error {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 )
@@ -26,6 +27,12 @@ func TestDirectoryTD(t *testing.T) {
 		ctx := doc["@context"].([]any)
 		if len(ctx) != 2 || ctx[1] != "https://www.w3.org/2022/wot/discovery" {
 			t.Errorf("@context %v", ctx)
+		}
+		// The LMOS gateway: its HTTP endpoint relative to the base, its WebSocket absolute.
+		forms := doc["actions"].(map[string]any)["sendMessage"].(map[string]any)["forms"].([]any)
+		if len(forms) != 2 || forms[0].(map[string]any)["href"] != "things/{id}/messages{?consumer,session}" ||
+			forms[1].(map[string]any)["href"] != "ws://dir.example:8080/lmos{?consumer,session}" || forms[1].(map[string]any)["subprotocol"] != "lmosprotocol" {
+			t.Errorf("sendMessage forms %v", forms)
 		}
 		// Every response that has a body names its content type.
 		var walk func(any)
@@ -54,6 +61,35 @@ func TestDirectoryTD(t *testing.T) {
 		}
 		walk(doc)
 	})
+}
+
+func TestDirectoryTDGatewaySocket(t *testing.T) {
+	for base, want := range map[string]string{
+		"http://dir.example:8080":      "ws://dir.example:8080/lmos{?consumer,session}",
+		"https://dir.example/wot/":     "wss://dir.example/wot/lmos{?consumer,session}",
+		"HTTPS://dir.example:8443/a/b": "wss://dir.example:8443/a/b/lmos{?consumer,session}",
+		"http://[::1]:8080/directory/": "ws://[::1]:8080/directory/lmos{?consumer,session}",
+	} {
+		td, err := directoryTD(base, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Actions map[string]struct {
+				Forms []struct {
+					Href        string `json:"href"`
+					Subprotocol string `json:"subprotocol"`
+				} `json:"forms"`
+			} `json:"actions"`
+		}
+		if err := json.Unmarshal(td, &doc); err != nil {
+			t.Fatal(err)
+		}
+		forms := doc.Actions["sendMessage"].Forms
+		if len(forms) != 2 || forms[1].Href != want || forms[1].Subprotocol != "lmosprotocol" {
+			t.Errorf("base %s: WebSocket form %+v, want href %s", base, forms, want)
+		}
+	}
 }
 
 func TestHealth(t *testing.T) {

@@ -54,8 +54,29 @@ func (w *objectWriter) member(name string, value json.RawMessage) {
 	}
 	w.buf.Write(marshalString(name))
 	w.buf.WriteByte(':')
+	if isCompact(value) {
+		w.buf.Write(value)
+		return
+	}
 	// Compacting keeps a received value's content but not its layout.
 	w.err = json.Compact(&w.buf, value)
+}
+
+// isCompact reports whether a JSON value has no whitespace outside its strings, so that
+// it can be written as it is.
+func isCompact(value json.RawMessage) bool {
+	inString := false
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && (c == ' ' || c == '\t' || c == '\n' || c == '\r'):
+			return false
+		}
+	}
+	return true
 }
 
 func (w *objectWriter) optionalString(name, value string) {

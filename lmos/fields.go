@@ -111,6 +111,14 @@ func decodeString(value json.RawMessage) (text, problem string) {
 	if len(value) == 0 || value[0] != '"' {
 		return "", "must be a string"
 	}
+	if len(value) >= 2 && value[len(value)-1] == '"' {
+		if inner := string(value[1 : len(value)-1]); isPlain(inner) {
+			if inner == "" {
+				return "", "must not be empty"
+			}
+			return inner, ""
+		}
+	}
 	if err := json.Unmarshal(value, &text); err != nil {
 		return "", "must be a string"
 	}
@@ -120,10 +128,30 @@ func decodeString(value json.RawMessage) (text, problem string) {
 	return text, ""
 }
 
+// marshalString encodes s as a JSON string, as encoding/json does; the common case of
+// plain printable ASCII, which needs no escapes, skips its reflection.
 func marshalString(s string) json.RawMessage {
+	if isPlain(s) {
+		b := make([]byte, 0, len(s)+2)
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
 	// Marshaling a string cannot fail.
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// isPlain reports whether s holds only printable ASCII that JSON writes as it is:
+// encoding/json escapes quotes, backslashes, control characters and, for HTML, <, > and &.
+func isPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 func isObject(value json.RawMessage) bool {

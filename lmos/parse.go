@@ -1,11 +1,8 @@
 package lmos
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"slices"
 )
 
@@ -54,112 +51,22 @@ func problemRank(p Problem) int {
 }
 
 // readObject splits a JSON object into its members in document order. It
-// walks the tokens itself because encoding/json silently keeps the last of
+// finds the members itself because encoding/json silently keeps the last of
 // duplicate members, and a message whose members repeat is ambiguous. It
 // returns nil members when data is not a JSON object.
 func readObject(data []byte) ([]Member, problemList) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if start, err := dec.Token(); err != nil || start != json.Delim('{') {
+	if json.Valid(data) {
+		if members, problems, ok := scanObject(data); ok {
+			return members, problems
+		}
 		return nil, problemList{{Description: "must be a JSON object"}}
 	}
-	members := []Member{}
-	var problems problemList
-	seen := map[string]int{}
-	for dec.More() {
-		member, err := readMember(dec)
-		if err != nil {
-			return nil, problemList{{Description: "is not valid JSON: " + err.Error()}}
-		}
-		seen[member.Name]++
-		if seen[member.Name] > 1 {
-			if seen[member.Name] == 2 {
-				problems.add(member.Name, "appears more than once")
-			}
-			continue
-		}
-		if key := repeatedKey(member.Value); key != "" {
-			problems.add(member.Name, fmt.Sprintf("contains member %q more than once", key))
-		}
-		members = append(members, member)
+	if i := skipSpace(data, 0); i >= len(data) || data[i] != '{' {
+		return nil, problemList{{Description: "must be a JSON object"}}
 	}
-	if err := readEnd(dec); err != nil {
-		return nil, problemList{{Description: "is not valid JSON: " + err.Error()}}
-	}
-	return members, problems
-}
-
-func readMember(dec *json.Decoder) (Member, error) {
-	key, err := dec.Token()
-	if err != nil {
-		return Member{}, err
-	}
-	name, _ := key.(string) // the decoder yields only strings in key position
-	var value json.RawMessage
-	if err := dec.Decode(&value); err != nil {
-		return Member{}, err
-	}
-	return Member{Name: name, Value: value}, nil
-}
-
-// readEnd consumes the closing brace and refuses anything after it, because a
-// WebSocket text frame carries exactly one message.
-func readEnd(dec *json.Decoder) error {
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return errors.New("data after the end of the object")
-	}
-	return nil
-}
-
-// jsonFrame is an object or array being walked by repeatedKey.
-type jsonFrame struct {
-	keys    map[string]bool // nil for an array
-	wantKey bool            // the next token of an object is a member name
-}
-
-// repeatedKey returns a member name repeated within one object nested
-// anywhere in value, or "". value must be valid JSON.
-func repeatedKey(value json.RawMessage) string {
-	dec := json.NewDecoder(bytes.NewReader(value))
-	var stack []*jsonFrame
-	for {
-		token, err := dec.Token()
-		if err != nil {
-			return ""
-		}
-		top := topFrame(stack)
-		if top != nil && top.wantKey && token != json.Delim('}') {
-			key, _ := token.(string)
-			if top.keys[key] {
-				return key
-			}
-			top.keys[key], top.wantKey = true, false
-			continue
-		}
-		switch token {
-		case json.Delim('{'):
-			stack = append(stack, &jsonFrame{keys: map[string]bool{}, wantKey: true})
-			continue
-		case json.Delim('['):
-			stack = append(stack, &jsonFrame{})
-			continue
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		// A value ended, so the enclosing object expects a name next.
-		if parent := topFrame(stack); parent != nil && parent.keys != nil {
-			parent.wantKey = true
-		}
-	}
-}
-
-func topFrame(stack []*jsonFrame) *jsonFrame {
-	if len(stack) == 0 {
-		return nil
-	}
-	return stack[len(stack)-1]
+	var value any
+	err := json.Unmarshal(data, &value)
+	return nil, problemList{{Description: "is not valid JSON: " + err.Error()}}
 }
 
 // decoder fills a Message from the members of an object.

@@ -309,7 +309,7 @@ func TestParseRefusals(t *testing.T) {
 		{"number", `42`, []wantProblem{{"", "JSON object"}}},
 		{"truncated", `{"thingID":`, []wantProblem{{"", "not valid JSON"}}},
 		{"trailing comma", `{"a":1,}`, []wantProblem{{"", "not valid JSON"}}},
-		{"two objects", `{}{}`, []wantProblem{{"", "after the end"}}},
+		{"two objects", `{}{}`, []wantProblem{{"", "after top-level value"}}},
 
 		// Thing id.
 		{"missing thing id", object(messageIDMember, readType), []wantProblem{{"thingID", "missing"}}},
@@ -405,6 +405,8 @@ func TestParseRefusals(t *testing.T) {
 		{"thing id in both spellings", readPropertyWith(`"thingId":"` + exampleThing + `"`), []wantProblem{{"thingId", "repeats thingID"}}},
 		{"repeated member inside data", ofType("writeMultipleProperties", `"data":{"a":1,"b":{"c":1,"c":2}}`), []wantProblem{{"data", `"c" more than once`}}},
 		{"repeated member inside an array", ofType("invokeAction", `"action":"a"`, `"input":[{"q":1},{"q":1,"q":2}]`), []wantProblem{{"input", `"q" more than once`}}},
+		{"repeated member of a large object", ofType("invokeAction", `"action":"a"`, `"input":{`+manyMembers(40)+`,"k7":true}`), []wantProblem{{"input", `"k7" more than once`}}},
+		{"escaped repeat of a member", ofType("invokeAction", `"action":"a"`, `"input":{"q":1,"\u0071":2}`), []wantProblem{{"input", `"q" more than once`}}},
 
 		// Every problem is listed.
 		{"several problems", object(`"thingID":"weather"`, `"messageID":"1"`, `"messageType":"x"`, traceParent("00")), []wantProblem{
@@ -486,4 +488,13 @@ func TestValidationErrorText(t *testing.T) {
 	if got := err.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
+}
+
+// manyMembers is the members "k0":0 to "k<n-1>":n-1 of an object.
+func manyMembers(n int) string {
+	members := make([]string, n)
+	for i := range members {
+		members[i] = fmt.Sprintf(`"k%d":%d`, i, i)
+	}
+	return strings.Join(members, ",")
 }

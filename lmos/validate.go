@@ -124,6 +124,9 @@ func (m *Message) correlationProblem() string {
 // extraProblems refuses extra members that would duplicate a member when
 // encoded; Parse never produces them, but messages built in Go can.
 func (m *Message) extraProblems() problemList {
+	if len(m.Extra) == 0 {
+		return nil
+	}
 	taken := map[string]bool{messageTypeName: true, traceParentName: true, traceStateName: true}
 	for _, n := range []spelledName{thingIDName, messageIDName, correlationIDName} {
 		taken[n.upper], taken[n.camel] = true, true

@@ -21,6 +21,11 @@ func TestConfigDefaults(t *testing.T) {
 		LogLevel: "info", LogFormat: "json", MigrateOnStart: true, DBMaxConns: 16, ReadCacheMiB: 64, ShutdownTimeout: 15 * time.Second,
 		ExpandWorkers: max(1, runtime.GOMAXPROCS(0)/2), QueryTimeout: 5 * time.Second, MaxResultBytes: 16 << 20,
 		EventsRetention: 24 * time.Hour, EventsKeepAlive: 25 * time.Second, EventsBuffer: 256, EventsMaxSubs: 10000,
+		gatewayConfig: gatewayConfig{
+			GatewayMaxMessage: 1 << 20, GatewayRate: 1000, GatewayMaxInFlight: 10000, GatewayMaxSubs: 256,
+			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second,
+			GuardianTimeout: 2 * time.Second, TraceExporter: "none",
+		},
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -113,5 +118,29 @@ func TestBaseURL(t *testing.T) {
 	}
 	if got := (&config{BaseURL: "https://dir.example/lmos"}).baseURL(listening); got != "https://dir.example/lmos" {
 		t.Errorf("configured base URL %q", got)
+	}
+}
+
+func TestGatewayConfig(t *testing.T) {
+	t.Setenv("LMOSDIR_GATEWAY_ALLOW_HOSTS", " *.example.com ,10.0.0.*,")
+	cfg, err := parseConfig("serve", []string{"--trace-exporter", "otlp", "--trace-endpoint", "http://collector:4318/v1/traces", "--guardian-fail-open"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hosts := cfg.allowedHosts(); len(hosts) != 2 || hosts[0] != "*.example.com" || hosts[1] != "10.0.0.*" {
+		t.Errorf("allowed hosts %q", hosts)
+	}
+	if !cfg.GuardianFailOpen || cfg.TraceEndpoint != "http://collector:4318/v1/traces" {
+		t.Errorf("config %+v", cfg.gatewayConfig)
+	}
+	for _, args := range [][]string{
+		{"--trace-exporter", "jaeger"},
+		{"--trace-endpoint", "http://collector:4318"},
+		{"--gateway-rate", "0"},
+		{"--gateway-reply-timeout", "0s"},
+	} {
+		if _, err := parseConfig("serve", args, io.Discard); err == nil {
+			t.Errorf("%v was accepted", args)
+		}
 	}
 }

@@ -44,6 +44,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runImport(ctx, args, stdout, stderr)
 	case "search":
 		return runSearch(ctx, args, stdout, stderr)
+	case "send":
+		return runSend(ctx, args, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "lmosdir", version)
 		return err
@@ -67,5 +69,6 @@ commands:
   bench                 load a running directory and report throughput and latency; lmosdir bench -h
   bench report          render saved bench results (--results, --previous) as Markdown
   search                query a running directory (/search or --jsonpath); lmosdir search -h
+  send                  send an LMOS message to a Thing through the directory's gateway; lmosdir send -h
   version               print the version
 `

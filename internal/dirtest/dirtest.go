@@ -14,7 +14,7 @@ import (
 // accepts subscribers. Call it after starting an HTTP server on dir: cleanups run in
 // reverse, so the delivery ends first, and with it the event streams that the server's
 // Close would wait for.
-func StartEvents(t *testing.T, dir *directory.Service) {
+func StartEvents(t testing.TB, dir *directory.Service) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan error, 1)

@@ -43,7 +43,7 @@ func (c *clock) advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func newFixture(t *testing.T, tune ...func(*gateway.Config)) *fixture {
+func newFixture(t testing.TB, tune ...func(*gateway.Config)) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lmosdir.db"), sqlite.Options{MigrateOnOpen: true})
@@ -73,7 +73,7 @@ func newFixture(t *testing.T, tune ...func(*gateway.Config)) *fixture {
 	return &fixture{dir: dir, gw: gw, clock: clk}
 }
 
-func (f *fixture) register(t *testing.T, id, document string) {
+func (f *fixture) register(t testing.TB, id, document string) {
 	t.Helper()
 	if _, err := f.dir.Put(context.Background(), id, []byte(document)); err != nil {
 		t.Fatalf("registering %s: %v", id, err)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -73,7 +74,7 @@ type Config struct {
 	// carried, never started.
 	Tracer trace.Tracer
 	// Transport carries the HTTP binding's requests and the WebSocket handshakes; nil:
-	// http.DefaultTransport.
+	// http.DefaultTransport's settings with ConnectTimeout for connecting.
 	Transport http.RoundTripper
 }
 
@@ -90,7 +91,11 @@ func (c *Config) applyDefaults() {
 		c.Tracer = noop.NewTracerProvider().Tracer("")
 	}
 	if c.Transport == nil {
-		c.Transport = http.DefaultTransport
+		transport := http.DefaultTransport.(*http.Transport).Clone()
+		transport.DialContext = (&net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
+		transport.TLSHandshakeTimeout = c.ConnectTimeout
+		transport.MaxIdleConnsPerHost = 64
+		c.Transport = transport
 	}
 }
 

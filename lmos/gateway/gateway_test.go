@@ -18,7 +18,7 @@ import (
 
 const agentID = "urn:test:agent"
 
-func newAgentFixture(t *testing.T, tune ...func(*gateway.Config)) (*fixture, *lmostest.Agent) {
+func newAgentFixture(t testing.TB, tune ...func(*gateway.Config)) (*fixture, *lmostest.Agent) {
 	t.Helper()
 	f := newFixture(t, tune...)
 	agent := lmostest.NewAgent(t)
@@ -461,4 +461,20 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+func TestUnsubscribeWithCorrelationEndsOneSubscription(t *testing.T) {
+	f, agent := newAgentFixture(t)
+	c := f.open(t, gateway.Consumer{})
+	first, _ := c.send(agentID, `"messageType":"subscribeEvent","event":"alert"`)
+	c.send(agentID, `"messageType":"subscribeEvent","event":"alert"`)
+	firstUpstream := agent.Next(t)
+	agent.Next(t)
+	if _, answer := c.send(agentID, `"correlationId":"`+first+`","messageType":"unsubscribeEvent","event":"alert"`); answer != gateway.AnswerNone {
+		t.Fatalf("answer %d", answer)
+	}
+	if m := agent.Next(t); m.CorrelationID != firstUpstream.CorrelationID {
+		t.Errorf("ended %s, want %s", m.CorrelationID, firstUpstream.CorrelationID)
+	}
+	waitFor(t, func() bool { return agent.SubscriptionCount() == 1 })
 }

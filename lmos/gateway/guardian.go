@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -63,6 +64,11 @@ func (s *Session) guard(ctx context.Context, m *lmos.Message, th *target.Thing, 
 	})
 	if err != nil {
 		s.g.log.Warn("gateway: asking the guardian", "thing", th.ID, "action", invoke.Action, "error", err)
+		// Failing open covers a guardian that cannot be reached, not one that answered
+		// with an error.
+		if !errors.Is(err, aos.ErrUnavailable) {
+			return nil, nil, refusal(http.StatusBadGateway, "the guardian refused to decide on the action: "+err.Error())
+		}
 		if s.g.cfg.GuardianFailOpen {
 			return m, call, nil
 		}
@@ -256,6 +262,11 @@ func (g *Gateway) reportResult(call *guardedCall, m *lmos.Message) {
 	if _, err := g.cfg.Guardian.ToolCallResult(ctx, aos.ToolCallResultParams{Context: call.context, ExecutionID: call.execution, Result: result}); err != nil {
 		g.log.Warn("gateway: reporting an action's result to the guardian", "execution", call.execution, "error", err)
 	}
+}
+
+// failure is an error for reportResult that the gateway, not the Thing, produced.
+func failure(status int, detail string) *lmos.Message {
+	return &lmos.Message{Body: &lmos.Error{Title: http.StatusText(status), Detail: detail}}
 }
 
 // outputText is an output as text: a JSON string's content, any other value's JSON.

@@ -55,6 +55,11 @@ func newGuardian(t *testing.T, decision string) *guardian {
 		result := `{"decision":"allow","message":"noted"}`
 		switch req.Method {
 		case "steps/toolCallRequest":
+			if strings.HasPrefix(decision, `{"code"`) {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = io.WriteString(w, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"error":`+decision+`}`)
+				return
+			}
 			result = decision
 		case "ping":
 			result = `{"status":"connected","version":"1.0","timestamp":"2026-11-21T10:00:00Z"}`
@@ -223,5 +228,34 @@ func TestGuardianReadiness(t *testing.T) {
 	}
 	if err := gw.Ready(context.Background()); err == nil {
 		t.Error("ready without its guardian")
+	}
+}
+
+func TestGuardianErrorIsNotUnavailability(t *testing.T) {
+	g := newGuardian(t, `{"code":-32602,"message":"Invalid params"}`)
+	f, agent := guardedFixture(t, g, true)
+	c := f.open(t, gateway.Consumer{})
+	messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"echo","input":{"text":"hi"}`)
+	if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "Invalid params") {
+		t.Errorf("detail %q", e.Detail)
+	}
+	agent.NothingReceived(t)
+}
+
+func TestGuardianHearsOfActionsTheGatewayEnded(t *testing.T) {
+	g := newGuardian(t, `{"decision":"allow","message":"fine"}`)
+	client, err := aos.NewClient(g.server.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.Guardian, c.ReplyTimeout = client, 100*time.Millisecond })
+	c := f.open(t, gateway.Consumer{})
+	messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"silent"`)
+	agent.Next(t)
+	c.errorReply(http.StatusGatewayTimeout, messageID)
+	result := g.next(t, "steps/toolCallResult")
+	outcome := result["result"].(map[string]any)
+	if result["executionId"] != messageID || outcome["isError"] != true {
+		t.Errorf("tool call result %v", result)
 	}
 }

@@ -16,7 +16,7 @@ var errCrossHostRedirect = errors.New("the Thing redirected to another host; the
 // sameHostRedirects lets a Thing move a resource on its own host, never send the gateway
 // to a host no registered TD names.
 func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) >= maxRedirects {
+	if len(via) > maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
 	first := via[0].URL

@@ -211,12 +211,18 @@ func (r *route) fail(status int, detail string) {
 	} else {
 		r.s.send(Reply{Data: data, Final: true})
 	}
+	if r.guard != nil {
+		go r.s.g.reportResult(r.guard, reply)
+	}
 	r.release(fmt.Errorf("%d %s", status, detail), true)
 }
 
 // end ends the route without a reply; a subscription is ended upstream when told to.
 func (r *route) end(reason error, endUpstream bool) {
 	if r.ended.CompareAndSwap(false, true) {
+		if r.guard != nil {
+			go r.s.g.reportResult(r.guard, failure(http.StatusServiceUnavailable, "the gateway stopped following the action: "+reason.Error()))
+		}
 		r.release(reason, endUpstream)
 	}
 }

@@ -73,7 +73,7 @@ func (g *Gateway) Open(consumer Consumer) *Session {
 		g:        g,
 		id:       uuid.NewString(),
 		consumer: consumer,
-		limiter:  rate.NewLimiter(rate.Limit(g.cfg.MessagesPerSecond), int(2*g.cfg.MessagesPerSecond)),
+		limiter:  rate.NewLimiter(rate.Limit(g.cfg.MessagesPerSecond), max(1, int(2*g.cfg.MessagesPerSecond))),
 		replies:  make(chan Reply, replyQueue),
 		done:     make(chan struct{}),
 		routes:   map[*route]struct{}{},
@@ -216,14 +216,21 @@ func (s *Session) forward(ctx context.Context, span trace.Span, m *lmos.Message,
 		m, guarded = allowed, call
 	}
 	forwardCtx, forwardSpan := s.g.startForward(ctx, m, endpoint)
+	// After the guardian let the action through, it hears how it ended, even when the
+	// gateway is what ended it.
+	reject := func(status int, detail string) Answer {
+		endSpan(forwardSpan, errors.New(detail))
+		if guarded != nil {
+			go s.g.reportResult(guarded, failure(status, detail))
+		}
+		s.refuseSpan(span, m, status, detail)
+		return AnswerOne
+	}
 	var conn *upstreamConn
 	if overWebSocket {
 		var err error
 		if conn, err = s.g.upstreams.get(ctx, endpoint); err != nil {
-			detail := fmt.Sprintf("could not connect to %s: %v", endpoint, err)
-			endSpan(forwardSpan, errors.New(detail))
-			s.refuseSpan(span, m, http.StatusBadGateway, detail)
-			return AnswerOne
+			return reject(http.StatusBadGateway, fmt.Sprintf("could not connect to %s: %v", endpoint, err))
 		}
 	}
 	r := &route{
@@ -234,9 +241,7 @@ func (s *Session) forward(ctx context.Context, span trace.Span, m *lmos.Message,
 		r.replyTo = m.MessageID
 	}
 	if refusal := s.register(r); refusal != nil {
-		endSpan(forwardSpan, errors.New(refusal.Detail))
-		s.refuseSpan(span, m, refusal.Status, refusal.Detail)
-		return AnswerOne
+		return reject(refusal.Status, refusal.Detail)
 	}
 	if overWebSocket {
 		s.forwardWebSocket(forwardCtx, r, m)
@@ -266,7 +271,8 @@ func (s *Session) refuseSpan(span trace.Span, m *lmos.Message, status int, detai
 }
 
 // unsubscribe ends the consumer's subscriptions or observations that the message names,
-// upstream too; it is refused when there is none.
+// upstream too: all of them for the event or property, or, when the message carries a
+// correlation id, the one subscription it names. It is refused when there is none.
 func (s *Session) unsubscribe(ctx context.Context, span trace.Span, m *lmos.Message) Answer {
 	var kind routeKind
 	var name string
@@ -281,7 +287,7 @@ func (s *Session) unsubscribe(ctx context.Context, span trace.Span, m *lmos.Mess
 	var ended []*route
 	s.mu.Lock()
 	for r := range s.routes {
-		if r.kind == kind && r.thingID == m.ThingID && r.name == name {
+		if r.kind == kind && r.thingID == m.ThingID && r.name == name && (m.CorrelationID == "" || m.CorrelationID == r.replyTo) {
 			ended = append(ended, r)
 		}
 	}

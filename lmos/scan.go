@@ -1,0 +1,170 @@
+package lmos
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"unicode/utf8"
+)
+
+// scanObject is readObject for data that json.Valid accepted: it finds the members and
+// the repeated names by skipping over the bytes, many times faster than walking
+// encoding/json's tokens, which matters on the gateway's path where every message is
+// parsed. It reports ok = false when data is not an object.
+func scanObject(data []byte) (members []Member, problems problemList, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, nil, false
+	}
+	members = make([]Member, 0, 8)
+	counts := map[string]int{}
+	i = skipSpace(data, i+1)
+	if data[i] == '}' {
+		return members, nil, true
+	}
+	for {
+		nameEnd := skipString(data, i)
+		name := keyName(data[i:nameEnd])
+		i = skipSpace(data, nameEnd)
+		valueStart := skipSpace(data, i+1) // past the colon
+		valueEnd, repeated := skipValue(data, valueStart)
+		counts[name]++
+		switch counts[name] {
+		case 2:
+			problems.add(name, "appears more than once")
+		case 1:
+			if repeated != "" {
+				problems.add(name, fmt.Sprintf("contains member %q more than once", repeated))
+			}
+			members = append(members, Member{Name: name, Value: data[valueStart:valueEnd:valueEnd]})
+		}
+		i = skipSpace(data, valueEnd)
+		if data[i] == '}' {
+			return members, problems, true
+		}
+		i = skipSpace(data, i+1) // past the comma
+	}
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset just past the string that starts at i.
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// keyName is the text of a quoted name; only names with escapes, or with bytes that are
+// not UTF-8 (which decoding replaces, as encoding/json does), need decoding.
+func keyName(quoted []byte) string {
+	if !slices.Contains(quoted, '\\') && utf8.Valid(quoted) {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var name string
+	_ = json.Unmarshal(quoted, &name) // valid: json.Valid accepted the whole
+	return name
+}
+
+// skipValue returns the offset just past the value that starts at i, and a member name
+// that repeats within one object nested in it, or "".
+func skipValue(data []byte, i int) (end int, repeated string) {
+	switch data[i] {
+	case '"':
+		return skipString(data, i), ""
+	case '{':
+		var names nameSet
+		i = skipSpace(data, i+1)
+		if data[i] == '}' {
+			return i + 1, ""
+		}
+		for {
+			nameEnd := skipString(data, i)
+			name := keyName(data[i:nameEnd])
+			if !names.add(name) && repeated == "" {
+				repeated = name
+			}
+			i = skipSpace(data, nameEnd)
+			var inner string
+			i, inner = skipValue(data, skipSpace(data, i+1))
+			if repeated == "" {
+				repeated = inner
+			}
+			i = skipSpace(data, i)
+			if data[i] == '}' {
+				return i + 1, repeated
+			}
+			i = skipSpace(data, i+1)
+		}
+	case '[':
+		i = skipSpace(data, i+1)
+		if data[i] == ']' {
+			return i + 1, ""
+		}
+		for {
+			var inner string
+			i, inner = skipValue(data, i)
+			if repeated == "" {
+				repeated = inner
+			}
+			i = skipSpace(data, i)
+			if data[i] == ']' {
+				return i + 1, repeated
+			}
+			i = skipSpace(data, i+1)
+		}
+	default: // a number, true, false or null
+		for i < len(data) && !isDelimiter(data[i]) {
+			i++
+		}
+		return i, ""
+	}
+}
+
+func isDelimiter(c byte) bool {
+	return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\t' || c == '\n' || c == '\r'
+}
+
+// nameSet holds the names of one object: a short list while it is small, as most are, and
+// a map beyond, so that an object with many members costs no more than linear time.
+type nameSet struct {
+	list []string
+	set  map[string]struct{}
+}
+
+const nameListMax = 16
+
+// add reports whether name was not in the set yet.
+func (s *nameSet) add(name string) bool {
+	if s.set != nil {
+		if _, ok := s.set[name]; ok {
+			return false
+		}
+		s.set[name] = struct{}{}
+		return true
+	}
+	if slices.Contains(s.list, name) {
+		return false
+	}
+	if len(s.list) < nameListMax {
+		s.list = append(s.list, name)
+		return true
+	}
+	s.set = make(map[string]struct{}, 2*nameListMax)
+	for _, n := range s.list {
+		s.set[n] = struct{}{}
+	}
+	s.set[name] = struct{}{}
+	return true
+}
