@@ -50,6 +50,12 @@ type Config struct {
 	Subscribers int
 	// WriteInterval paces the one writer of the events scenario.
 	WriteInterval time.Duration
+	// EchoAgent is the command that runs the gateway scenario's echo agent in a process
+	// of its own (lmosdir bench echo-agent); empty: in this process.
+	EchoAgent []string
+	// GatewayPace spaces the requests of the gateway scenario's one-connection runs; 0
+	// sends them back to back (the directory's --gateway-rate must then allow it).
+	GatewayPace time.Duration
 }
 
 // Result is the outcome of one scenario. Errors counts every request that failed, by

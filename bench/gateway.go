@@ -1,7 +1,11 @@
 package bench
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
+	"os/exec"
 	"fmt"
 	"net"
 	"net/http"
@@ -20,13 +24,11 @@ import (
 // a request and its reply, and how many messages the gateway relays. It runs an echo agent
 // of its own on this machine, registers it, and sends the same requests to the agent
 // directly and through the gateway: first from one connection at a steady pace, for the
-// latency, then from Concurrency connections as fast as they are answered.
+// latency, then from Concurrency connections as fast as they are answered. The default
+// pace stays below the gateway's default rate limit of a connection.
 
 const (
 	echoAgentID = "urn:lmosdir:bench:echo-agent"
-	// latencyPace spaces the requests of the one-connection runs, below the gateway's
-	// default rate limit, so that they time a request and not a queue.
-	latencyPace = 2 * time.Millisecond
 	// gatewayDialTimeout bounds opening each connection.
 	gatewayDialTimeout = 10 * time.Second
 )
@@ -35,7 +37,7 @@ const (
 var echoInput = `{"question":"What is the weather in New York tomorrow afternoon, and should I take an umbrella?","interactionMode":"text"}`
 
 func runGateway(ctx context.Context, b *bench, report func(Result) error) error {
-	agent, err := startEchoAgent(ctx)
+	agent, err := b.startEchoAgent(ctx)
 	if err != nil {
 		return err
 	}
@@ -48,15 +50,15 @@ func runGateway(ctx context.Context, b *bench, report func(Result) error) error 
 		name     string
 		endpoint string
 		conns    int
-		paced    bool
+		pace     time.Duration
 	}{
-		{"gateway-direct-1", agent.url, 1, true},
-		{"gateway-1", relayed, 1, true},
-		{"gateway-direct", agent.url, b.cfg.Concurrency, false},
-		{"gateway", relayed, b.cfg.Concurrency, false},
+		{"gateway-direct-1", agent.url, 1, b.cfg.GatewayPace},
+		{"gateway-1", relayed, 1, b.cfg.GatewayPace},
+		{"gateway-direct", agent.url, b.cfg.Concurrency, 0},
+		{"gateway", relayed, b.cfg.Concurrency, 0},
 	}
 	for _, run := range runs {
-		r, err := b.exchange(ctx, run.name, run.endpoint, run.conns, run.paced)
+		r, err := b.exchange(ctx, run.name, run.endpoint, run.conns, run.pace)
 		if err != nil {
 			return fmt.Errorf("%s: %w", run.name, err)
 		}
@@ -85,8 +87,9 @@ func (b *bench) registerEchoAgent(ctx context.Context, endpoint string) error {
 }
 
 // exchange sends invokeAction requests over conns connections to endpoint, each waiting
-// for its reply before the next, and times each request to its reply.
-func (b *bench) exchange(ctx context.Context, name, endpoint string, conns int, paced bool) (Result, error) {
+// for its reply before the next (and for pace, when set), and times each request to its
+// reply.
+func (b *bench) exchange(ctx context.Context, name, endpoint string, conns int, pace time.Duration) (Result, error) {
 	sockets := make([]*websocket.Conn, conns)
 	for i := range sockets {
 		c, err := dialLMOS(ctx, endpoint)
@@ -105,8 +108,8 @@ func (b *bench) exchange(ctx context.Context, name, endpoint string, conns int, 
 		wg.Go(func() {
 			next := time.Now()
 			for ctx.Err() == nil {
-				if paced {
-					next = next.Add(latencyPace)
+				if pace > 0 {
+					next = next.Add(pace)
 					time.Sleep(time.Until(next))
 				}
 				s := requestReply(ctx, c)
@@ -166,24 +169,67 @@ func requestReply(ctx context.Context, c *websocket.Conn) sample {
 	return sample{latency: latency, bytes: int64(len(msg) + len(data))}
 }
 
-// echoAgent answers every invokeAction with a completed status whose output is the input.
+// echoAgent is the agent the gateway scenario talks to.
 type echoAgent struct {
-	url    string
-	server *http.Server
+	url   string
+	close func()
 }
 
-func startEchoAgent(ctx context.Context) (*echoAgent, error) {
-	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", "127.0.0.1:0")
+// startEchoAgent runs the echo agent in a process of its own when cfg.EchoAgent says how,
+// as a deployed agent would be: a client and an agent in one process hand messages to
+// each other without waking another process, which would flatter the direct runs.
+func (b *bench) startEchoAgent(ctx context.Context) (*echoAgent, error) {
+	if len(b.cfg.EchoAgent) == 0 {
+		listener, err := new(net.ListenConfig).Listen(ctx, "tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		server := echoServer()
+		go func() { _ = server.Serve(listener) }()
+		return &echoAgent{url: echoURL(listener.Addr()), close: func() { _ = server.Close() }}, nil
+	}
+	cmd := exec.CommandContext(ctx, b.cfg.EchoAgent[0], b.cfg.EchoAgent[1:]...)
+	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	a := &echoAgent{url: "ws://" + listener.Addr().String() + "/agent"}
-	a.server = &http.Server{Handler: http.HandlerFunc(serveEcho), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = a.server.Serve(listener) }()
-	return a, nil
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting the echo agent: %w", err)
+	}
+	stop := func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "ws://") {
+		stop()
+		return nil, fmt.Errorf("the echo agent did not say where it listens: %q %v", line, err)
+	}
+	return &echoAgent{url: strings.TrimSpace(line), close: stop}, nil
 }
 
-func (a *echoAgent) close() { _ = a.server.Close() }
+// ServeEchoAgent serves the gateway scenario's echo agent on listener until ctx ends,
+// after writing its WebSocket URL as one line to w.
+func ServeEchoAgent(ctx context.Context, listener net.Listener, w io.Writer) error {
+	server := echoServer()
+	go func() {
+		<-ctx.Done()
+		_ = server.Close()
+	}()
+	if _, err := fmt.Fprintln(w, echoURL(listener.Addr())); err != nil {
+		return err
+	}
+	if err := server.Serve(listener); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func echoServer() *http.Server {
+	return &http.Server{Handler: http.HandlerFunc(serveEcho), ReadHeaderTimeout: 10 * time.Second}
+}
+
+func echoURL(addr net.Addr) string { return "ws://" + addr.String() + "/agent" }
 
 func serveEcho(w http.ResponseWriter, r *http.Request) {
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"lmosprotocol"}})

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"strings"
 	"time"
 
@@ -17,6 +19,9 @@ import (
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "report" {
 		return benchReport(args[1:], stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "echo-agent" {
+		return benchEchoAgent(ctx, args[1:], stdout, stderr)
 	}
 	var (
 		cfg       bench.Config
@@ -38,12 +43,16 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.Label, "label", "", "name of this run in reports, e.g. the store")
 	fs.IntVar(&cfg.Subscribers, "subscribers", 1000, "event streams the events scenario opens")
 	fs.DurationVar(&cfg.WriteInterval, "write-interval", 50*time.Millisecond, "time between the writes of the events scenario (one writer)")
+	fs.DurationVar(&cfg.GatewayPace, "gateway-pace", 2*time.Millisecond, "time between the requests of the gateway scenario's one-connection runs (0: back to back)")
 	fs.BoolVar(&asJSON, "json", false, "print one JSON object per scenario instead of a Markdown table")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if exe, err := os.Executable(); err == nil {
+		cfg.EchoAgent = []string{exe, "bench", "echo-agent"}
 	}
 	for _, s := range strings.Split(scenarios, ",") {
 		if s = strings.TrimSpace(s); s != "" {
@@ -86,4 +95,20 @@ func benchReport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return bench.WriteMarkdown(stdout, results, previous)
+}
+
+// benchEchoAgent is `lmosdir bench echo-agent`: the agent of the gateway scenario, which
+// bench starts in a process of its own.
+func benchEchoAgent(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("lmosdir bench echo-agent", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", "127.0.0.1:0", "address to serve the echo agent's WebSocket on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	listener, err := new(net.ListenConfig).Listen(ctx, "tcp", *listen)
+	if err != nil {
+		return err
+	}
+	return bench.ServeEchoAgent(ctx, listener, stdout)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
@@ -13,7 +14,7 @@ import (
 // BenchmarkRelay times an invokeAction and its reply through a session and the shared
 // WebSocket connection to a real agent; in parallel, that many sessions relay at once.
 func BenchmarkRelay(b *testing.B) {
-	f, _ := newAgentFixture(b)
+	f, _ := newAgentFixture(b, func(c *gateway.Config) { c.Tracer = sdktrace.NewTracerProvider().Tracer("bench") })
 	b.Run("sequential", func(b *testing.B) {
 		s := f.gw.Open(gateway.Consumer{})
 		defer s.Close()
