@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"io"
-	"os/exec"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -201,9 +201,13 @@ func (b *bench) startEchoAgent(ctx context.Context) (*echoAgent, error) {
 		_ = cmd.Wait()
 	}
 	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "ws://") {
+	if err != nil {
 		stop()
-		return nil, fmt.Errorf("the echo agent did not say where it listens: %q %v", line, err)
+		return nil, fmt.Errorf("reading where the echo agent listens: %w", err)
+	}
+	if !strings.HasPrefix(line, "ws://") {
+		stop()
+		return nil, fmt.Errorf("the echo agent said %q instead of where it listens", line)
 	}
 	return &echoAgent{url: strings.TrimSpace(line), close: stop}, nil
 }
