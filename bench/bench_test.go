@@ -12,33 +12,30 @@ import (
 	"time"
 
 	"github.com/lmosdir/lmosdir/directory"
-	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/httpapi"
 	"github.com/lmosdir/lmosdir/internal/dirtest"
-	"github.com/lmosdir/lmosdir/td"
+	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
 // directoryURL serves a real lmosdir (embedded store, real socket) for the tool to load.
 func directoryURL(t *testing.T) string {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lmosdir.db"), sqlite.Options{MigrateOnOpen: true})
+	dir := dirtest.NewEmbedded(t, directory.Options{ReadCacheBytes: 1 << 20})
+	gw, err := gateway.New(gateway.Config{SelfID: "http://localhost/lmos"}, dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	v, err := td.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := directory.NewService(store, v, directory.Options{ReadCacheBytes: 1 << 20})
-	api, err := httpapi.New(httpapi.Config{BaseURL: "http://localhost", MaxBodyBytes: 1 << 20, DefaultPageSize: 100, MaxPageSize: 1000}, dir, slog.New(slog.DiscardHandler))
+	api, err := httpapi.New(httpapi.Config{BaseURL: "http://localhost", MaxBodyBytes: 1 << 20, DefaultPageSize: 100, MaxPageSize: 1000, Gateway: gw}, dir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(api)
 	t.Cleanup(srv.Close)
 	dirtest.StartEvents(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); gw.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-stopped })
 	return srv.URL
 }
 

@@ -26,28 +26,10 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// clock is a settable time source so expiry is tested without sleeping.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 type fixture struct {
 	t      *testing.T
 	url    string
-	clock  *clock
+	clock  *dirtest.Clock
 	server *Server
 	dir    *directory.Service
 }
@@ -133,7 +115,7 @@ func newFixtureWith(t *testing.T, storeKind string, opts fixtureOptions, tune ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &clock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
+	clk := dirtest.NewClock(time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC))
 	dir := directory.NewService(store, v, directory.Options{
 		MaxTTL: 24 * time.Hour, Clock: clk.Now, ReadCacheBytes: cacheBytes, Expander: expander, Search: opts.limits,
 		EventBuffer: opts.eventBuffer, MaxSubscribers: opts.maxSubscribers,

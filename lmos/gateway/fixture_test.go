@@ -4,59 +4,28 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/lmosdir/lmosdir/directory"
-	"github.com/lmosdir/lmosdir/directory/sqlite"
 	"github.com/lmosdir/lmosdir/internal/dirtest"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
-	"github.com/lmosdir/lmosdir/td"
 )
 
 // fixture is a directory with its event delivery running and a gateway over it.
 type fixture struct {
 	dir   *directory.Service
 	gw    *gateway.Gateway
-	clock *clock
-}
-
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
+	clock *dirtest.Clock
 }
 
 func newFixture(t testing.TB, tune ...func(*gateway.Config)) *fixture {
 	t.Helper()
-	ctx := context.Background()
-	store, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "lmosdir.db"), sqlite.Options{MigrateOnOpen: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	validator, err := td.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clk := &clock{now: time.Now().UTC()}
-	dir := directory.NewService(store, validator, directory.Options{Clock: clk.Now})
+	clk := dirtest.NewClock(time.Now().UTC())
+	dir := dirtest.NewEmbedded(t, directory.Options{Clock: clk.Now})
 	dirtest.StartEvents(t, dir)
 	cfg := gateway.Config{SelfID: "http://dir.example/lmos"}
 	for _, f := range tune {
@@ -66,7 +35,7 @@ func newFixture(t testing.TB, tune ...func(*gateway.Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); gw.Run(runCtx) }()
 	t.Cleanup(func() { cancel(); <-stopped })

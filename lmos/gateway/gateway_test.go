@@ -269,7 +269,7 @@ func TestRefusals(t *testing.T) {
 	f.register(t, "urn:test:expiring", strings.Replace(lmostest.AgentTD("urn:test:expiring", agent.URL()), `"title"`, `"registration":{"ttl":60},"title"`, 1))
 	f.register(t, "urn:test:formless", `{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":"urn:test:formless","title":"No forms",`+
 		`"securityDefinitions":{"nosec_sc":{"scheme":"nosec"}},"security":"nosec_sc","actions":{"run":{"forms":[{"href":"mqtt://broker.example/run"}]}}}`)
-	f.clock.advance(2 * time.Minute)
+	f.clock.Advance(2 * time.Minute)
 	cases := []struct {
 		name    string
 		frame   string // a whole frame; when empty, members for agentID
