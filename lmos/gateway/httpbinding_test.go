@@ -48,6 +48,9 @@ func newHTTPTool(t *testing.T, elsewhere string) *httpTool {
 	mux.HandleFunc("POST /actions/moved", record(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/actions/echo", http.StatusTemporaryRedirect)
 	}))
+	mux.HandleFunc("POST /actions/loop", record(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/actions/loop", http.StatusTemporaryRedirect)
+	}))
 	mux.HandleFunc("POST /actions/elsewhere", record(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere+"/actions/echo", http.StatusTemporaryRedirect)
 	}))
@@ -75,7 +78,7 @@ func (tool *httpTool) td() string {
 		`"forms":[{"op":"writemultipleproperties","href":"properties","htv:methodName":"PATCH"}],` +
 		`"properties":{"temperature":{"type":"number","readOnly":true,"forms":[{"href":"properties/temperature"}]},` +
 		`"target":{"type":"integer","forms":[{"href":"properties/target"}]}},` +
-		`"actions":{` + strings.Join([]string{action("echo"), action("text"), action("fail"), action("moved"), action("elsewhere")}, ",") + `},` +
+		`"actions":{` + strings.Join([]string{action("echo"), action("text"), action("fail"), action("moved"), action("elsewhere"), action("loop")}, ",") + `},` +
 		`"events":{"alert":{"forms":[{"href":"events/alert","subprotocol":"sse"}]}}}`
 }
 
@@ -179,6 +182,20 @@ func TestHTTPBinding(t *testing.T) {
 		select {
 		case r := <-other.requests:
 			t.Errorf("the other host got %s %s", r.Method, r.URL)
+		default:
+		}
+	})
+	t.Run("redirects without end", func(t *testing.T) {
+		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"loop"`)
+		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "3 redirects") {
+			t.Errorf("detail %q", e.Detail)
+		}
+		for range 4 { // the request and the three redirects followed
+			tool.request(t)
+		}
+		select {
+		case r := <-tool.requests:
+			t.Errorf("a fifth request %s", r.URL)
 		default:
 		}
 	})
