@@ -523,12 +523,7 @@ func TestGatewayConnectionLost(t *testing.T) {
 	f, c := newFakeGateway(t)
 	g := dial(t, c)
 	ctx := timeout(t)
-	waiting := make(chan error)
-	go func() {
-		_, err := g.Call(ctx, readProperty("never"))
-		waiting <- err
-	}()
-	f.await(t, lmos.TypeReadProperty)
+	waiting := callNeverAnswered(ctx, t, f, g)
 
 	replies, errs := collect(g.Stream(ctx, invokeAction("vanish")))
 	if !slices.Equal(replies, []string{"actionStatus:pending"}) || len(errs) != 1 {
@@ -641,12 +636,7 @@ func TestGatewayClose(t *testing.T) {
 	f, c := newFakeGateway(t)
 	g := dial(t, c)
 	ctx := timeout(t)
-	waiting := make(chan error)
-	go func() {
-		_, err := g.Call(ctx, readProperty("never"))
-		waiting <- err
-	}()
-	f.await(t, lmos.TypeReadProperty)
+	waiting := callNeverAnswered(ctx, t, f, g)
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -839,4 +829,17 @@ func TestSendMessageWithClientTimeout(t *testing.T) {
 	if want := []string{"actionStatus:pending", "actionStatus:completed"}; !slices.Equal(replies, want) {
 		t.Errorf("replies %v, want %v", replies, want)
 	}
+}
+
+// callNeverAnswered makes a Call the fake gateway receives but does not answer; its
+// outcome comes on the channel.
+func callNeverAnswered(ctx context.Context, t *testing.T, f *fakeGateway, g *GatewayConn) <-chan error {
+	t.Helper()
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := g.Call(ctx, readProperty("never"))
+		waiting <- err
+	}()
+	f.await(t, lmos.TypeReadProperty)
+	return waiting
 }

@@ -56,9 +56,6 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := applyEnvironment(fs); err != nil {
-		return err
-	}
 	if timeout < 0 {
 		return errors.New("timeout must not be negative")
 	}
@@ -121,7 +118,8 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // parseWithWords parses flags given before, between and after the words, as people type
 // them ("lmosdir search invoice --kind tool"); the flag package alone stops at the first
-// word. After "--" everything is a word.
+// word. After "--" everything is a word. Flags not given are then set from their
+// LMOSDIR_* variables.
 func parseWithWords(fs *flag.FlagSet, args []string) ([]string, error) {
 	var words []string
 	for {
@@ -130,10 +128,10 @@ func parseWithWords(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return words, nil
+			return words, applyEnvironment(fs)
 		}
 		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(words, rest...), nil
+			return append(words, rest...), applyEnvironment(fs)
 		}
 		words = append(words, rest[0])
 		args = rest[1:]

@@ -55,9 +55,6 @@ func runSend(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if err := applyEnvironment(fs); err != nil {
-		return err
-	}
 	if len(operands) != 2 {
 		return errors.New("give the thing id and the message file, or - for standard input; lmosdir send -h")
 	}
