@@ -17,7 +17,8 @@ func (s *Server) healthz(c *echo.Context) error {
 	return writeBody(c, http.StatusOK, mediaJSON, []byte(`{"status":"ok"}`))
 }
 
-// readyz answers 200 when the store is reachable and its schema is current.
+// readyz answers 200 when the store is reachable and its schema is current, events are
+// delivered, and the LMOS gateway can ask its guardian (when it has one and fails closed).
 func (s *Server) readyz(c *echo.Context) error {
 	ctx, cancel := context.WithTimeout(c.Request().Context(), readinessTimeout)
 	defer cancel()

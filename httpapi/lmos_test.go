@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/internal/lmostest"
 	"github.com/lmosdir/lmosdir/lmos"
+	"github.com/lmosdir/lmosdir/lmos/aos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
@@ -260,4 +262,20 @@ func TestGatewayOff(t *testing.T) {
 	f.get("/lmos").want(t, http.StatusServiceUnavailable).problem(t)
 	_, frame := lmosFrame("urn:x", `"messageType":"readProperty","name":"t"`)
 	f.do(http.MethodPost, "/things/urn:x/messages", mediaJSON, frame).want(t, http.StatusServiceUnavailable).problem(t)
+}
+
+func TestReadyzAsksTheGuardian(t *testing.T) {
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	guardian, err := aos.NewClient(down.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := newGatewayFixture(t, gateway.Config{Guardian: guardian})
+	r := f.get("/readyz").want(t, http.StatusServiceUnavailable)
+	if p := r.problem(t); !strings.Contains(p.Detail, "guardian") {
+		t.Errorf("detail %q", p.Detail)
+	}
+	open, _ := newGatewayFixture(t, gateway.Config{Guardian: guardian, GuardianFailOpen: true})
+	open.get("/readyz").want(t, http.StatusOK)
 }
