@@ -297,7 +297,7 @@ func (e *badEventError) Error() string { return "events: " + e.msg }
 // section describes it.
 type eventReader struct {
 	r *bufio.Reader
-	// retry receives the reconnection time of a "retry" field.
+	// retry receives the reconnection time of a "retry" field; nil ignores it.
 	retry *time.Duration
 	// limit is maxEventBytes but in tests, which need not send megabytes to reach it.
 	limit int
@@ -308,8 +308,24 @@ type eventReader struct {
 	afterCR bool
 }
 
-// next returns the next event with data. Its errors are those of reading, or *badEventError.
+// next returns the next change event of the directory. Its errors are those of reading,
+// or *badEventError.
 func (r *eventReader) next() (Event, error) {
+	raw, err := r.nextRaw()
+	if err != nil {
+		return Event{}, err
+	}
+	return decodeEvent(raw.event, raw.data)
+}
+
+// rawEvent is an event as the stream wrote it: its type and id, and its data lines joined.
+type rawEvent struct {
+	event Event // Type and ID only
+	data  []byte
+}
+
+// nextRaw returns the next event with data.
+func (r *eventReader) nextRaw() (rawEvent, error) {
 	var (
 		ev      Event
 		data    []byte
@@ -318,12 +334,12 @@ func (r *eventReader) next() (Event, error) {
 	for {
 		line, err := r.line()
 		if err != nil {
-			return Event{}, err
+			return rawEvent{}, err
 		}
 		if len(line) == 0 {
 			r.size = 0
 			if hasData {
-				return decodeEvent(ev, data)
+				return rawEvent{event: ev, data: data}, nil
 			}
 			ev = Event{}
 			continue
@@ -345,11 +361,11 @@ func (r *eventReader) next() (Event, error) {
 		case "id":
 			ev.ID = string(value)
 			if !sendable(ev.ID) {
-				return Event{}, &badEventError{fmt.Sprintf("event id %q holds control characters", ev.ID)}
+				return rawEvent{}, &badEventError{fmt.Sprintf("event id %q holds control characters", ev.ID)}
 			}
 		case "retry":
 			// Only digits count; the bit size keeps milliseconds within a time.Duration.
-			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil {
+			if ms, err := strconv.ParseUint(string(value), 10, 32); err == nil && r.retry != nil {
 				*r.retry = time.Duration(ms) * time.Millisecond
 			}
 		}

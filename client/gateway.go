@@ -503,52 +503,20 @@ func (c *Client) sendMessage(ctx context.Context, thingID string, m *lmos.Messag
 // readReplies yields the LMOS messages of an event stream up to the final one.
 func readReplies(events *eventReader, yield func(*lmos.Message, error) bool) error {
 	for {
-		name, data, err := nextEvent(events)
+		raw, err := events.nextRaw()
 		if err != nil {
 			return fmt.Errorf("lmos gateway: the stream of replies broke off before a final reply: %w", err)
 		}
 		// An event without a type is a "message" event; other types are no replies.
-		if name != "" && name != "message" {
+		if raw.event.Type != "" && raw.event.Type != "message" {
 			continue
 		}
-		reply, err := lmos.Parse(data)
+		reply, err := lmos.Parse(raw.data)
 		if err != nil {
 			return fmt.Errorf("lmos gateway: an invalid reply: %w", err)
 		}
 		if !yield(reply, nil) || isFinal(reply) {
 			return nil
-		}
-	}
-}
-
-// nextEvent returns the type and data of the next event with data. eventReader.next cannot
-// serve here: it wants the data to name a Thing, as the directory's change events do.
-func nextEvent(r *eventReader) (name string, data []byte, err error) {
-	hasData := false
-	for {
-		line, err := r.line()
-		if err != nil {
-			return "", nil, err
-		}
-		if len(line) == 0 {
-			r.size = 0
-			if hasData {
-				return name, data, nil
-			}
-			name = ""
-			continue
-		}
-		field, value, _ := bytes.Cut(line, []byte(":"))
-		value = bytes.TrimPrefix(value, []byte(" "))
-		switch string(field) {
-		case "event":
-			name = string(value)
-		case "data":
-			if hasData {
-				data = append(data, '\n')
-			}
-			data = append(data, value...)
-			hasData = true
 		}
 	}
 }
