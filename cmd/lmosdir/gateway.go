@@ -92,7 +92,7 @@ func newGateway(ctx context.Context, c gatewayConfig, dir *directory.Service, ba
 		Tracer:            tracer.Tracer("github.com/lmosdir/lmosdir/lmos/gateway"),
 	}
 	if c.GuardianURL != "" {
-		if cfg.Guardian, err = aos.NewClient(c.GuardianURL, &http.Client{}); err != nil {
+		if cfg.Guardian, err = aos.NewClient(c.GuardianURL, &http.Client{Transport: gateway.TraceTransport(http.DefaultTransport)}); err != nil {
 			return nil, nil, fmt.Errorf("guardian-url: %w", err)
 		}
 	}

@@ -9,6 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/aos"
 	"github.com/lmosdir/lmosdir/lmos/target"
@@ -30,6 +33,7 @@ type guardianProbe struct {
 type guardedCall struct {
 	execution string
 	context   aos.StepContext
+	trace     trace.SpanContext // of the message, for the span of the result's report
 }
 
 func (g *Gateway) pingGuardian(ctx context.Context) error {
@@ -53,7 +57,8 @@ func (g *Gateway) pingGuardian(ctx context.Context) error {
 func (s *Session) guard(ctx context.Context, m *lmos.Message, th *target.Thing, invoke *lmos.InvokeAction) (*lmos.Message, *guardedCall, *target.Refusal) {
 	ctx, cancel := context.WithTimeout(ctx, s.g.cfg.GuardianTimeout)
 	defer cancel()
-	call := &guardedCall{execution: m.MessageID, context: s.stepContext(ctx, m, th, invoke.Action)}
+	call := &guardedCall{execution: m.MessageID, context: s.stepContext(ctx, m, th, invoke.Action), trace: trace.SpanContextFromContext(ctx)}
+	ctx, span := s.g.startGuardianCall(ctx, "steps/toolCallRequest", th.ID)
 	decision, err := s.g.cfg.Guardian.ToolCallRequest(ctx, aos.ToolCallRequestParams{
 		Context: call.context,
 		ToolCallRequest: aos.ToolCallRequest{
@@ -62,6 +67,10 @@ func (s *Session) guard(ctx context.Context, m *lmos.Message, th *target.Thing, 
 			Inputs:      toolInputs(invoke.Input),
 		},
 	})
+	if err == nil {
+		span.SetAttributes(attribute.String("aos.decision", decision.Decision))
+	}
+	endSpan(span, err)
 	if err != nil {
 		s.g.log.Warn("gateway: asking the guardian", "thing", th.ID, "action", invoke.Action, "error", err)
 		// Failing open covers a guardian that cannot be reached, not one that answered
@@ -246,8 +255,11 @@ func inputValue(inputs []aos.ToolArgumentValue, original json.RawMessage) json.R
 
 // reportResult tells the guardian how an action it let through ended.
 func (g *Gateway) reportResult(call *guardedCall, m *lmos.Message) {
-	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.GuardianTimeout)
+	ctx, cancel := context.WithTimeout(trace.ContextWithSpanContext(context.Background(), call.trace), g.cfg.GuardianTimeout)
 	defer cancel()
+	ctx, span := g.startGuardianCall(ctx, "steps/toolCallResult", "")
+	var err error
+	defer func() { endSpan(span, err) }()
 	result := aos.ToolCallResult{Outputs: []aos.TextPart{}}
 	switch b := m.Body.(type) {
 	case *lmos.ActionStatus:
@@ -259,7 +271,7 @@ func (g *Gateway) reportResult(call *guardedCall, m *lmos.Message) {
 		result.IsError = true
 		result.Outputs = append(result.Outputs, aos.TextPart{Kind: "text", Text: b.Title + ": " + b.Detail})
 	}
-	if _, err := g.cfg.Guardian.ToolCallResult(ctx, aos.ToolCallResultParams{Context: call.context, ExecutionID: call.execution, Result: result}); err != nil {
+	if _, err = g.cfg.Guardian.ToolCallResult(ctx, aos.ToolCallResultParams{Context: call.context, ExecutionID: call.execution, Result: result}); err != nil {
 		g.log.Warn("gateway: reporting an action's result to the guardian", "execution", call.execution, "error", err)
 	}
 }

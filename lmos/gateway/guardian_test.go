@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/lmosdir/lmosdir/internal/lmostest"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/aos"
@@ -28,8 +31,9 @@ type guardian struct {
 }
 
 type guardianCall struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
+	Method      string          `json:"method"`
+	Params      json.RawMessage `json:"params"`
+	TraceParent string          `json:"-"`
 }
 
 func newGuardian(t *testing.T, decision string) *guardian {
@@ -51,6 +55,7 @@ func newGuardian(t *testing.T, decision string) *guardian {
 			http.Error(w, "down", http.StatusServiceUnavailable)
 			return
 		}
+		req.TraceParent = r.Header.Get("traceparent")
 		g.calls <- req.guardianCall
 		result := `{"decision":"allow","message":"noted"}`
 		switch req.Method {
@@ -257,5 +262,41 @@ func TestGuardianHearsOfActionsTheGatewayEnded(t *testing.T) {
 	outcome := result["result"].(map[string]any)
 	if result["executionId"] != messageID || outcome["isError"] != true {
 		t.Errorf("tool call result %v", result)
+	}
+}
+
+func TestGuardianCallsAreTraced(t *testing.T) {
+	g := newGuardian(t, `{"decision":"allow","message":"fine"}`)
+	client, err := aos.NewClient(g.server.URL, &http.Client{Transport: gateway.TraceTransport(http.DefaultTransport)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorder := tracetest.NewSpanRecorder()
+	provider := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(recorder))
+	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.Guardian, c.Tracer = client, provider.Tracer("test") })
+	c := f.open(t, gateway.Consumer{})
+	const traceID = "0af7651916cd43dd8448eb211c80319c"
+	c.send(agentID, `"traceparent":"00-`+traceID+`-b7ad6b7169203331-01","messageType":"invokeAction","action":"echo","input":{"text":"hi"}`)
+	agent.Next(t)
+	c.reply()
+	for _, method := range []string{"steps/toolCallRequest", "steps/toolCallResult"} {
+		select {
+		case call := <-g.calls:
+			if call.Method != method || !strings.Contains(call.TraceParent, traceID) {
+				t.Errorf("the guardian got %s with traceparent %q, want %s in trace %s", call.Method, call.TraceParent, method, traceID)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("the guardian got no %s", method)
+		}
+	}
+	waitFor(t, func() bool { return len(recorder.Ended()) == 4 })
+	names := map[string]bool{}
+	for _, s := range recorder.Ended() {
+		names[s.Name()] = s.SpanContext().TraceID().String() == traceID
+	}
+	for _, name := range []string{"lmos receive invokeAction", "aos steps/toolCallRequest", "lmos forward invokeAction", "aos steps/toolCallResult"} {
+		if !names[name] {
+			t.Errorf("no span %s in the trace; spans %v", name, names)
+		}
 	}
 }

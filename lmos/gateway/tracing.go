@@ -47,6 +47,26 @@ func (g *Gateway) startForward(ctx context.Context, m *lmos.Message, endpoint *u
 		trace.WithAttributes(attribute.String("lmos.thing_id", m.ThingID), attribute.String("url.full", endpoint.String())))
 }
 
+// startGuardianCall starts the span of a call to the AOS guardian.
+func (g *Gateway) startGuardianCall(ctx context.Context, method, thingID string) (context.Context, trace.Span) {
+	return g.cfg.Tracer.Start(ctx, "aos "+method, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(attribute.String("rpc.system", "jsonrpc"), attribute.String("rpc.method", method), attribute.String("lmos.thing_id", thingID)))
+}
+
+// TraceTransport sends the trace context of each request's context as W3C Trace Context
+// headers, so that a guardian's own spans join the trace of the message it decides on.
+func TraceTransport(base http.RoundTripper) http.RoundTripper {
+	return traceTransport{base: base}
+}
+
+type traceTransport struct{ base http.RoundTripper }
+
+func (t traceTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	injectTraceContext(req.Context(), req.Header)
+	return t.base.RoundTrip(req)
+}
+
 // traceContext is the traceparent and tracestate of ctx's span, empty when it has none.
 func traceContext(ctx context.Context) (traceParent, traceState string) {
 	carrier := propagation.MapCarrier{}
