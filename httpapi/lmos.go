@@ -61,7 +61,8 @@ func (s *Server) lmosSocket(c *echo.Context) error {
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
-		writeReplies(ctx, conn, session)
+		interval, timeout := s.gateway.Ping()
+		writeReplies(ctx, conn, session, interval, timeout)
 		cancel()
 	}()
 	readMessages(ctx, conn, session, limit)
@@ -89,10 +90,22 @@ func readMessages(ctx context.Context, conn *websocket.Conn, session *gateway.Se
 	}
 }
 
-// writeReplies sends the session's replies until the session or the connection ends.
-func writeReplies(ctx context.Context, conn *websocket.Conn, session *gateway.Session) {
+// writeReplies sends the session's replies until the session or the connection ends, and
+// pings the consumer every interval: one that does not answer within timeout is gone
+// without having closed, and its subscriptions must end.
+func writeReplies(ctx context.Context, conn *websocket.Conn, session *gateway.Session, interval, timeout time.Duration) {
+	ping := time.NewTicker(interval)
+	defer ping.Stop()
 	for {
 		select {
+		case <-ping.C:
+			go func() {
+				pctx, cancel := context.WithTimeout(ctx, timeout)
+				defer cancel()
+				if err := conn.Ping(pctx); err != nil && ctx.Err() == nil {
+					_ = conn.CloseNow()
+				}
+			}()
 		case reply := <-session.Replies():
 			wctx, cancel := context.WithTimeout(ctx, lmosWriteTimeout)
 			err := conn.Write(wctx, websocket.MessageText, reply.Data)

@@ -279,3 +279,15 @@ func TestReadyzAsksTheGuardian(t *testing.T) {
 	open, _ := newGatewayFixture(t, gateway.Config{Guardian: guardian, GuardianFailOpen: true})
 	open.get("/readyz").want(t, http.StatusOK)
 }
+
+func TestConsumerThatStopsAnsweringIsDropped(t *testing.T) {
+	f, agent := newGatewayFixture(t, gateway.Config{PingInterval: 100 * time.Millisecond, ConnectTimeout: 300 * time.Millisecond})
+	conn := f.dialLMOS("")
+	_, frame := lmosFrame(lmosAgentID, `"messageType":"subscribeEvent","event":"alert"`)
+	writeFrame(t, conn, frame)
+	subscription := agent.Next(t)
+	// The consumer never reads, so it never answers the gateway's pings.
+	if m := agent.Next(t); m.Type() != lmos.TypeUnsubscribeEvent || m.CorrelationID != subscription.CorrelationID {
+		t.Errorf("the agent got %s for %s, want the subscription ended", m.Type(), m.CorrelationID)
+	}
+}

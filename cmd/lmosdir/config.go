@@ -54,6 +54,7 @@ type gatewayConfig struct {
 	GatewayMaxSubs        int
 	GatewayConnectTimeout time.Duration
 	GatewayReplyTimeout   time.Duration
+	GatewayPingInterval   time.Duration
 	GatewayAllowHosts     string
 	GuardianURL           string
 	GuardianTimeout       time.Duration

@@ -23,7 +23,7 @@ func TestConfigDefaults(t *testing.T) {
 		EventsRetention: 24 * time.Hour, EventsKeepAlive: 25 * time.Second, EventsBuffer: 256, EventsMaxSubs: 10000,
 		gatewayConfig: gatewayConfig{
 			GatewayMaxMessage: 1 << 20, GatewayRate: 1000, GatewayMaxInFlight: 10000, GatewayMaxSubs: 256,
-			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second,
+			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second, GatewayPingInterval: 30 * time.Second,
 			GuardianTimeout: 2 * time.Second, TraceExporter: "none",
 		},
 	}

@@ -35,6 +35,7 @@ func (c *gatewayConfig) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.GatewayMaxSubs, "gateway-max-subscriptions", gateway.DefaultMaxSubscriptions, "event subscriptions and property observations per consumer connection")
 	fs.DurationVar(&c.GatewayConnectTimeout, "gateway-connect-timeout", gateway.DefaultConnectTimeout, "longest wait for a connection to a Thing")
 	fs.DurationVar(&c.GatewayReplyTimeout, "gateway-reply-timeout", gateway.DefaultReplyTimeout, "longest wait for a Thing's first reply to a request")
+	fs.DurationVar(&c.GatewayPingInterval, "gateway-ping-interval", gateway.DefaultPingInterval, "how often WebSocket peers (Things and consumers) are pinged; one silent for --gateway-connect-timeout is dropped")
 	fs.StringVar(&c.GatewayAllowHosts, "gateway-allow-hosts", "", "comma-separated host patterns (*.example.com, 10.0.0.*) the gateway may connect to; empty: any host a registered TD names")
 	fs.StringVar(&c.GuardianURL, "guardian-url", "", "URL of an AOS guardian asked before every invokeAction (empty: none)")
 	fs.DurationVar(&c.GuardianTimeout, "guardian-timeout", gateway.DefaultGuardianTimeout, "longest wait for the guardian's answer")
@@ -47,8 +48,8 @@ func (c *gatewayConfig) check() error {
 	switch {
 	case c.GatewayMaxMessage <= 0 || c.GatewayRate <= 0 || c.GatewayMaxInFlight <= 0 || c.GatewayMaxSubs <= 0:
 		return errors.New("gateway-max-message, gateway-rate, gateway-max-inflight and gateway-max-subscriptions must be positive")
-	case c.GatewayConnectTimeout <= 0 || c.GatewayReplyTimeout <= 0 || c.GuardianTimeout <= 0:
-		return errors.New("gateway-connect-timeout, gateway-reply-timeout and guardian-timeout must be positive")
+	case c.GatewayConnectTimeout <= 0 || c.GatewayReplyTimeout <= 0 || c.GatewayPingInterval <= 0 || c.GuardianTimeout <= 0:
+		return errors.New("gateway-connect-timeout, gateway-reply-timeout, gateway-ping-interval and guardian-timeout must be positive")
 	}
 	switch c.TraceExporter {
 	case traceExporterNone, traceExporterStdout, traceExporterOTLP:
@@ -86,6 +87,7 @@ func newGateway(ctx context.Context, c gatewayConfig, dir *directory.Service, ba
 		MaxSubscriptions:  c.GatewayMaxSubs,
 		ConnectTimeout:    c.GatewayConnectTimeout,
 		ReplyTimeout:      c.GatewayReplyTimeout,
+		PingInterval:      c.GatewayPingInterval,
 		AllowedHosts:      c.allowedHosts(),
 		GuardianTimeout:   c.GuardianTimeout,
 		GuardianFailOpen:  c.GuardianFailOpen,

@@ -20,12 +20,17 @@ import (
 )
 
 // Agent is an LMOS agent on a real WebSocket: it answers every request type, keeps
-// subscriptions by correlation id, and records what it receives.
+// subscriptions by correlation id, and records what it receives. Its actions: echo (the
+// input as output), progress (two pending statuses, then completed), fail (an error), die
+// (drops the connection), freeze (stops reading, as a hung agent) and silent (no reply).
 type Agent struct {
 	t        testing.TB
 	server   *httptest.Server
 	received chan *lmos.Message
 	Accepted atomic.Int32 // connections accepted
+
+	thawed chan struct{} // closed by Kill: a frozen connection's reader resumes, to end
+	kill   sync.Once
 
 	mu    sync.Mutex
 	conns []*websocket.Conn
@@ -41,7 +46,7 @@ type subscription struct {
 // NewAgent serves an agent until the test ends.
 func NewAgent(t testing.TB) *Agent {
 	t.Helper()
-	a := &Agent{t: t, received: make(chan *lmos.Message, 10000), subs: map[string]subscription{}}
+	a := &Agent{t: t, received: make(chan *lmos.Message, 10000), subs: map[string]subscription{}, thawed: make(chan struct{})}
 	a.server = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.server.Close)
 	t.Cleanup(a.Kill)
@@ -74,6 +79,11 @@ func (a *Agent) serve(w http.ResponseWriter, r *http.Request) {
 		select {
 		case a.received <- m:
 		default: // a benchmark sends more than any test reads back
+		}
+		if invoke, ok := m.Body.(*lmos.InvokeAction); ok && invoke.Action == "freeze" {
+			// It stops reading, as a hung process would: pings go unanswered.
+			<-a.thawed
+			return
 		}
 	}
 }
@@ -174,6 +184,7 @@ func (a *Agent) SubscriptionCount() int {
 
 // Kill drops every connection without a closing handshake.
 func (a *Agent) Kill() {
+	a.kill.Do(func() { close(a.thawed) })
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, c := range a.conns {
@@ -222,6 +233,7 @@ func AgentTD(id, endpoint string) string {
 		`"progress":{"forms":` + form + `},` +
 		`"fail":{"forms":` + form + `},` +
 		`"die":{"forms":` + form + `},` +
+		`"freeze":{"forms":` + form + `},` +
 		`"silent":{"forms":` + form + `}},` +
 		`"events":{"alert":{"data":{"type":"string"},"forms":` + form + `},"tick":{"forms":` + form + `}}}`
 }

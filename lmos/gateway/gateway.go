@@ -33,6 +33,7 @@ const (
 	DefaultReplyTimeout      = 30 * time.Second
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultGuardianTimeout   = 2 * time.Second
+	DefaultPingInterval      = 30 * time.Second
 	// replyQueue is how many replies may wait for a consumer's connection before the
 	// consumer counts as too slow and is disconnected.
 	replyQueue = 1024
@@ -59,6 +60,10 @@ type Config struct {
 	ReplyTimeout time.Duration
 	// IdleTimeout closes an upstream connection that carried nothing for this long.
 	IdleTimeout time.Duration
+	// PingInterval is how often WebSocket peers, Things and consumers, are pinged; one
+	// that does not answer within ConnectTimeout is dropped, so that a peer that vanished
+	// without closing does not hold subscriptions for ever.
+	PingInterval time.Duration
 	// AllowedHosts, when not empty, restricts the upstream hosts further than to those
 	// registered TDs name: path.Match patterns such as "*.example.com" or "10.0.0.*",
 	// matched against the host name without the port.
@@ -87,6 +92,7 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.ReplyTimeout, DefaultReplyTimeout)
 	setDefault(&c.IdleTimeout, DefaultIdleTimeout)
 	setDefault(&c.GuardianTimeout, DefaultGuardianTimeout)
+	setDefault(&c.PingInterval, DefaultPingInterval)
 	if c.Tracer == nil {
 		c.Tracer = noop.NewTracerProvider().Tracer("")
 	}
@@ -166,10 +172,16 @@ func New(cfg Config, dir Directory, log *slog.Logger) (*Gateway, error) {
 // byte more so that Handle can tell a message that is too large.
 func (g *Gateway) MaxMessageBytes() int { return g.cfg.MaxMessageBytes }
 
+// Ping is how often a transport pings its consumer, and how long it waits for the answer.
+func (g *Gateway) Ping() (interval, timeout time.Duration) {
+	return g.cfg.PingInterval, g.cfg.ConnectTimeout
+}
+
 // Run keeps the cache of parsed TDs in step with the directory until ctx ends: every
 // change to a Thing drops its entry. While it is not subscribed, nothing is cached.
 func (g *Gateway) Run(ctx context.Context) {
 	go g.upstreams.reapIdle(ctx)
+	go g.upstreams.keepAlive(ctx)
 	for ctx.Err() == nil {
 		err := g.follow(ctx)
 		if ctx.Err() != nil {

@@ -478,3 +478,28 @@ func TestUnsubscribeWithCorrelationEndsOneSubscription(t *testing.T) {
 	}
 	waitFor(t, func() bool { return agent.SubscriptionCount() == 1 })
 }
+
+func TestHungUpstreamIsDroppedByPing(t *testing.T) {
+	f, agent := newAgentFixture(t, func(c *gateway.Config) {
+		c.PingInterval, c.ConnectTimeout = 100*time.Millisecond, 300*time.Millisecond
+	})
+	c := f.open(t, gateway.Consumer{})
+	subscription, _ := c.send(agentID, `"messageType":"subscribeEvent","event":"alert"`)
+	agent.Next(t)
+	frozen, _ := c.send(agentID, `"messageType":"invokeAction","action":"freeze"`)
+	agent.Next(t)
+	failed := map[string]string{}
+	for range 2 {
+		reply, _ := c.reply()
+		e, ok := reply.Body.(*lmos.Error)
+		if !ok || e.Status != "502" {
+			t.Fatalf("reply %s", reply.Type())
+		}
+		failed[reply.CorrelationID] = e.Detail
+	}
+	for _, id := range []string{subscription, frozen} {
+		if !strings.Contains(failed[id], "ping") {
+			t.Errorf("%s: %q, want a failed ping", id, failed[id])
+		}
+	}
+}

@@ -222,6 +222,30 @@ func (p *upstreamPool) reapIdle(ctx context.Context) {
 	}
 }
 
+// keepAlive pings every connection each PingInterval and drops those that do not answer.
+func (p *upstreamPool) keepAlive(ctx context.Context) {
+	ticker := time.NewTicker(p.g.cfg.PingInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			for _, c := range p.snapshot() {
+				go c.ping(ctx)
+			}
+		}
+	}
+}
+
+func (c *upstreamConn) ping(ctx context.Context) {
+	pingCtx, cancel := context.WithTimeout(ctx, c.pool.g.cfg.ConnectTimeout)
+	defer cancel()
+	if err := c.conn.Ping(pingCtx); err != nil && ctx.Err() == nil {
+		c.fail(fmt.Errorf("no answer to a ping within %s", c.pool.g.cfg.ConnectTimeout))
+	}
+}
+
 func (p *upstreamPool) snapshot() []*upstreamConn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
