@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,7 +32,8 @@ func newFixture(t testing.TB, tune ...func(*gateway.Config)) *fixture {
 	for _, f := range tune {
 		f(&cfg)
 	}
-	gw, err := gateway.New(cfg, dir, slog.New(slog.DiscardHandler))
+	followed := &followedDirectory{Service: dir, subscribed: make(chan struct{})}
+	gw, err := gateway.New(cfg, followed, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,23 @@ func newFixture(t testing.TB, tune ...func(*gateway.Config)) *fixture {
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); gw.Run(runCtx) }()
 	t.Cleanup(func() { cancel(); <-stopped })
+	<-followed.subscribed // from now on the gateway caches TDs, as it does when serving
 	return &fixture{dir: dir, gw: gw, clock: clk}
+}
+
+// followedDirectory tells when the gateway has subscribed to the directory's changes.
+type followedDirectory struct {
+	*directory.Service
+	subscribed chan struct{}
+	once       sync.Once
+}
+
+func (d *followedDirectory) Subscribe(ctx context.Context, lastEventID *int64, filter directory.EventFilter) (*directory.Subscription, error) {
+	sub, err := d.Service.Subscribe(ctx, lastEventID, filter)
+	if err == nil {
+		d.once.Do(func() { close(d.subscribed) })
+	}
+	return sub, err
 }
 
 func (f *fixture) register(t testing.TB, id, document string) {

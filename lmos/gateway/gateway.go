@@ -187,7 +187,12 @@ func (g *Gateway) Run(ctx context.Context) {
 		if ctx.Err() != nil {
 			break
 		}
-		g.log.Warn("gateway: following the directory's changes", "error", err)
+		// Until the directory delivers events, as at start-up, TDs are read for every message.
+		level := slog.LevelWarn
+		if errors.Is(err, directory.ErrEventsStopped) {
+			level = slog.LevelDebug
+		}
+		g.log.Log(ctx, level, "gateway: following the directory's changes", "error", err)
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):

@@ -503,3 +503,30 @@ func TestHungUpstreamIsDroppedByPing(t *testing.T) {
 		}
 	}
 }
+
+func TestKeepAliveBeyondTheCachedExpiry(t *testing.T) {
+	f, agent := newAgentFixture(t)
+	const id = "urn:test:renewed"
+	f.register(t, id, strings.Replace(lmostest.AgentTD(id, agent.URL()), `"title"`, `"registration":{"ttl":60},"title"`, 1))
+	c := f.open(t, gateway.Consumer{})
+	for range 2 { // the TD is in the gateway's cache after these
+		c.send(id, `"messageType":"readProperty","name":"temperature"`)
+		if reply, _ := c.reply(); reply.Type() != lmos.TypePropertyReading {
+			t.Fatalf("reply %s", reply.Type())
+		}
+		agent.Next(t)
+	}
+	f.clock.Advance(50 * time.Second)
+	if err := f.dir.Patch(context.Background(), id, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(20 * time.Second) // past the first expiry, within the renewed one
+	c.send(id, `"messageType":"readProperty","name":"temperature"`)
+	if reply, r := c.reply(); reply.Type() != lmos.TypePropertyReading {
+		t.Fatalf("after a keep-alive: %s", r.Data)
+	}
+	agent.Next(t)
+	f.clock.Advance(time.Minute)
+	messageID, _ := c.send(id, `"messageType":"readProperty","name":"temperature"`)
+	c.errorReply(http.StatusNotFound, messageID)
+}

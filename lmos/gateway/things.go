@@ -82,6 +82,11 @@ func (c *thingCache) fill(id string, t cachedThing, generation uint64) {
 func (g *Gateway) thing(ctx context.Context, id string) (*target.Thing, error) {
 	now := g.dir.Now()
 	cached, generation, ok := g.things.lookup(id)
+	// A keep-alive renews a registration without an event, so an expiry the cache holds
+	// may be out of date: past it, the directory decides.
+	if ok && !cached.expires.IsZero() && !cached.expires.After(now) {
+		ok = false
+	}
 	if !ok {
 		t, err := g.dir.Get(ctx, id)
 		if errors.Is(err, directory.ErrNotFound) {
