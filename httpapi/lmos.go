@@ -170,9 +170,23 @@ func (s *Server) postMessage(c *echo.Context) error {
 	if err := rc.Flush(); err != nil {
 		return nil
 	}
+	// A subscription may be quiet for long: comments keep proxies from cutting the stream
+	// and show when the client has gone.
+	keepAlive := time.NewTicker(s.cfg.EventKeepAlive)
+	defer keepAlive.Stop()
 	var frame []byte
 	for {
 		select {
+		case <-keepAlive.C:
+			if err := rc.SetWriteDeadline(time.Now().Add(lmosWriteTimeout)); err != nil {
+				return nil
+			}
+			if _, err := io.WriteString(c.Response(), ": keep-alive\n\n"); err != nil {
+				return nil
+			}
+			if err := rc.Flush(); err != nil {
+				return nil
+			}
 		case reply := <-session.Replies():
 			frame = append(append(append(frame[:0], "event: message\ndata: "...), reply.Data...), "\n\n"...)
 			if err := rc.SetWriteDeadline(time.Now().Add(lmosWriteTimeout)); err != nil {

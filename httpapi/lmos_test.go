@@ -40,9 +40,9 @@ func startGateway(t *testing.T, dir *directory.Service, cfg gateway.Config) *gat
 }
 
 // newGatewayFixture is a directory with a gateway and a registered WebSocket agent.
-func newGatewayFixture(t *testing.T, cfg gateway.Config) (*fixture, *lmostest.Agent) {
+func newGatewayFixture(t *testing.T, cfg gateway.Config, tune ...func(*Config)) (*fixture, *lmostest.Agent) {
 	t.Helper()
-	f := newFixtureWith(t, "sqlite", fixtureOptions{withoutExpansion: true, gateway: &cfg})
+	f := newFixtureWith(t, "sqlite", fixtureOptions{withoutExpansion: true, gateway: &cfg}, tune...)
 	agent := lmostest.NewAgent(t)
 	f.put("/things/"+lmosAgentID, lmostest.AgentTD(lmosAgentID, agent.URL())).want(t, http.StatusCreated)
 	return f, agent
@@ -289,5 +289,30 @@ func TestConsumerThatStopsAnsweringIsDropped(t *testing.T) {
 	// The consumer never reads, so it never answers the gateway's pings.
 	if m := agent.Next(t); m.Type() != lmos.TypeUnsubscribeEvent || m.CorrelationID != subscription.CorrelationID {
 		t.Errorf("the agent got %s for %s, want the subscription ended", m.Type(), m.CorrelationID)
+	}
+}
+
+func TestMessageStreamKeepAlive(t *testing.T) {
+	f, agent := newGatewayFixture(t, gateway.Config{}, func(c *Config) { c.EventKeepAlive = 50 * time.Millisecond })
+	_, frame := lmosFrame(lmosAgentID, `"messageType":"subscribeEvent","event":"alert"`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url+"/things/"+lmosAgentID+"/messages", strings.NewReader(frame))
+	req.Header.Set("Content-Type", mediaJSON)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	agent.Next(t)
+	lines := bufio.NewReader(res.Body)
+	for range 2 {
+		line, err := lines.ReadString('\n')
+		if err != nil || line != ": keep-alive\n" {
+			t.Fatalf("line %q (%v), want a keep-alive comment", line, err)
+		}
+		if blank, _ := lines.ReadString('\n'); blank != "\n" {
+			t.Fatalf("line %q after the comment", blank)
+		}
 	}
 }
