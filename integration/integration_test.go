@@ -25,7 +25,12 @@ import (
 	"github.com/lmosdir/lmosdir/migrations"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(browserRole) != "" {
+		os.Exit(runBrowser())
+	}
+	pgtest.Main(m)
+}
 
 var buildBinary = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "lmosdir-bin-")
@@ -137,7 +142,8 @@ func command(t *testing.T, dir string, args ...string) *osexec.Cmd {
 	// The process outlives the test's context on purpose: cleanup stops it with SIGTERM.
 	cmd := osexec.CommandContext(context.WithoutCancel(t.Context()), binary(t), args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "LMOSDIR_LOG_FORMAT=text")
+	// Processes of different tests must not answer for each other on the LAN.
+	cmd.Env = append(os.Environ(), "LMOSDIR_LOG_FORMAT=text", "LMOSDIR_MDNS=false")
 	return cmd
 }
 

@@ -44,6 +44,7 @@ type config struct {
 	EventsBuffer    int
 	EventsMaxSubs   int
 	gatewayConfig
+	discoveryConfig
 }
 
 // gatewayConfig is the settings of the LMOS gateway, its guardian and tracing.
@@ -96,7 +97,8 @@ func parseConfig(command string, args []string, stderr io.Writer, extra ...func(
 	fs.DurationVar(&cfg.EventsKeepAlive, "events-keepalive", httpapi.DefaultEventKeepAlive, "interval of keep-alive comments on event streams (none in a stream's first 10 s)")
 	fs.IntVar(&cfg.EventsBuffer, "events-buffer", directory.DefaultEventBuffer, "events a subscriber may fall behind before it is disconnected (it resumes with Last-Event-ID)")
 	fs.IntVar(&cfg.EventsMaxSubs, "events-max-subscribers", directory.DefaultMaxSubscribers, "largest number of open event streams")
-	cfg.addFlags(fs)
+	cfg.gatewayConfig.addFlags(fs)
+	cfg.discoveryConfig.addFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
@@ -161,7 +163,10 @@ func (c *config) complete() error {
 	case c.EventsBuffer <= 0 || c.EventsMaxSubs <= 0:
 		return errors.New("events-buffer and events-max-subscribers must be positive")
 	}
-	if err := c.check(); err != nil {
+	if err := c.gatewayConfig.check(); err != nil {
+		return err
+	}
+	if err := c.discoveryConfig.check(); err != nil {
 		return err
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {

@@ -26,6 +26,7 @@ func TestConfigDefaults(t *testing.T) {
 			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second, GatewayPingInterval: 30 * time.Second,
 			GuardianTimeout: 2 * time.Second, TraceExporter: "none",
 		},
+		discoveryConfig: discoveryConfig{MDNS: true},
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -142,5 +143,21 @@ func TestGatewayConfig(t *testing.T) {
 		if _, err := parseConfig("serve", args, io.Discard); err == nil {
 			t.Errorf("%v was accepted", args)
 		}
+	}
+}
+
+func TestDiscoveryConfig(t *testing.T) {
+	if _, err := parseConfig("serve", []string{"--mdns-interfaces", "no-such-interface0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "no-such-interface0") {
+		t.Errorf("an unknown interface: %v", err)
+	}
+	if _, err := parseConfig("serve", []string{"--mdns=false", "--mdns-interfaces", "no-such-interface0"}, io.Discard); err != nil {
+		t.Errorf("interfaces of a turned-off announcement are not looked up: %v", err)
+	}
+	cfg, err := parseConfig("serve", []string{"--mdns-interfaces", "lo"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ifaces, err := cfg.interfaces(); err != nil || len(ifaces) != 1 || ifaces[0].Name != "lo" {
+		t.Errorf("interfaces %v, %v", ifaces, err)
 	}
 }

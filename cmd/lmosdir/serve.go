@@ -34,6 +34,8 @@ func serve(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer flushSpans(stopTracing, log)
+	sayGoodbye := announce(cfg.discoveryConfig, listener.Addr(), baseURL, log)
+	defer sayGoodbye()
 	api, err := httpapi.New(httpapi.Config{
 		BaseURL:         baseURL,
 		MaxBodyBytes:    cfg.MaxBodyBytes,
@@ -72,6 +74,7 @@ func serve(ctx context.Context, cfg config) error {
 	case <-ctx.Done():
 	}
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	sayGoodbye()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := server.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
