@@ -26,8 +26,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(browserRole) != "" {
-		os.Exit(runBrowser())
+	if os.Getenv(discovererRole) != "" {
+		os.Exit(runDiscoverer())
 	}
 	pgtest.Main(m)
 }

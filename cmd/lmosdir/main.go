@@ -46,6 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runSearch(ctx, args, stdout, stderr)
 	case "send":
 		return runSend(ctx, args, stdout, stderr)
+	case "discover":
+		return runDiscover(ctx, args, stdout, stderr)
 	case "version":
 		_, err := fmt.Fprintln(stdout, "lmosdir", version)
 		return err
@@ -69,6 +71,7 @@ commands:
   bench                 load a running directory and report throughput and latency; lmosdir bench -h
   bench report          render saved bench results (--results, --previous) as Markdown
   search                query a running directory (/search or --jsonpath); lmosdir search -h
+  discover              list the WoT directories and Things that announce themselves on the LAN (mDNS)
   send                  send an LMOS message to a Thing through the directory's gateway; lmosdir send -h
   version               print the version
 `
