@@ -22,8 +22,9 @@ const (
 	// DefaultEventKeepAlive is the interval of keep-alive comments after the quiet period,
 	// shorter than the idle timeouts of common proxies (30 to 60 s).
 	DefaultEventKeepAlive = 25 * time.Second
-	// eventWriteTimeout bounds one write to a client: one that takes longer is stalled.
-	eventWriteTimeout = 30 * time.Second
+	// writeTimeout bounds one write to a client of a stream or a WebSocket: one that takes
+	// longer is stalled.
+	writeTimeout = 30 * time.Second
 )
 
 var eventParameters = []string{"diff", "kind", "vendor"}
@@ -58,12 +59,7 @@ func (s *Server) streamEvents(c *echo.Context) error {
 	}
 	defer sub.Close()
 
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	// Proxies such as nginx buffer responses unless told not to, which would hold events back.
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
+	writeEventStreamHeader(c)
 	if req.Method == http.MethodHead {
 		return nil
 	}
@@ -128,7 +124,7 @@ func (st *eventStream) run(ctx context.Context) {
 		err := st.sendUntil(wait)
 		cancel()
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = st.write([]byte(": keep-alive\n\n"))
+			err = st.write(keepAliveComment)
 			st.keepAlive = time.Now().Add(st.server.cfg.EventKeepAlive)
 		}
 		if err != nil {
@@ -189,16 +185,34 @@ func appendDataLines(frame, data []byte) []byte {
 }
 
 func (st *eventStream) write(p []byte) error {
-	if err := st.rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout)); err != nil {
-		return err
-	}
 	select {
 	case <-st.sub.Ended():
 		return directory.ErrTooSlow
 	default:
 	}
-	if _, err := st.w.Write(p); err != nil {
+	return writeFlushed(st.rc, st.w, p)
+}
+
+// keepAliveComment keeps a quiet event stream open through proxies.
+var keepAliveComment = []byte(": keep-alive\n\n")
+
+// writeEventStreamHeader sends the status and headers of a text/event-stream.
+func writeEventStreamHeader(c *echo.Context) {
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-cache")
+	// Proxies such as nginx buffer responses unless told not to, which would hold events back.
+	h.Set("X-Accel-Buffering", "no")
+	c.Response().WriteHeader(http.StatusOK)
+}
+
+// writeFlushed writes p to a stream within writeTimeout and sends it at once.
+func writeFlushed(rc *http.ResponseController, w io.Writer, p []byte) error {
+	if err := rc.SetWriteDeadline(time.Now().Add(writeTimeout)); err != nil {
 		return err
 	}
-	return st.rc.Flush()
+	if _, err := w.Write(p); err != nil {
+		return err
+	}
+	return rc.Flush()
 }

@@ -18,10 +18,6 @@ import (
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
-// lmosWriteTimeout bounds one write of a reply to a consumer: one that takes longer has
-// stopped reading.
-const lmosWriteTimeout = 30 * time.Second
-
 var lmosParameters = []string{"consumer", "session"}
 
 // lmosSocket serves GET /lmos: a WebSocket with the subprotocol lmosprotocol, one LMOS
@@ -107,7 +103,7 @@ func writeReplies(ctx context.Context, conn *websocket.Conn, session *gateway.Se
 				}
 			}()
 		case reply := <-session.Replies():
-			wctx, cancel := context.WithTimeout(ctx, lmosWriteTimeout)
+			wctx, cancel := context.WithTimeout(ctx, writeTimeout)
 			err := conn.Write(wctx, websocket.MessageText, reply.Data)
 			cancel()
 			if err != nil {
@@ -161,11 +157,7 @@ func (s *Server) postMessage(c *echo.Context) error {
 	if !stream {
 		return s.sendFinalReply(c, session)
 	}
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	c.Response().WriteHeader(http.StatusOK)
+	writeEventStreamHeader(c)
 	rc := http.NewResponseController(c.Response())
 	if err := rc.Flush(); err != nil {
 		return nil
@@ -178,24 +170,12 @@ func (s *Server) postMessage(c *echo.Context) error {
 	for {
 		select {
 		case <-keepAlive.C:
-			if err := rc.SetWriteDeadline(time.Now().Add(lmosWriteTimeout)); err != nil {
-				return nil
-			}
-			if _, err := io.WriteString(c.Response(), ": keep-alive\n\n"); err != nil {
-				return nil
-			}
-			if err := rc.Flush(); err != nil {
+			if err := writeFlushed(rc, c.Response(), keepAliveComment); err != nil {
 				return nil
 			}
 		case reply := <-session.Replies():
 			frame = append(append(append(frame[:0], "event: message\ndata: "...), reply.Data...), "\n\n"...)
-			if err := rc.SetWriteDeadline(time.Now().Add(lmosWriteTimeout)); err != nil {
-				return nil
-			}
-			if _, err := c.Response().Write(frame); err != nil {
-				return nil
-			}
-			if err := rc.Flush(); err != nil || reply.Final {
+			if err := writeFlushed(rc, c.Response(), frame); err != nil || reply.Final {
 				return nil
 			}
 		case <-session.Done():

@@ -498,3 +498,25 @@ func manyMembers(n int) string {
 	}
 	return strings.Join(members, ",")
 }
+
+func TestObjectMembers(t *testing.T) {
+	members, ok := lmos.ObjectMembers([]byte(` {"b": 1, "a" :{"x":[1, 2]}, "b":"again", "\u0063":null} `))
+	if !ok {
+		t.Fatal("an object was refused")
+	}
+	var got []string
+	for _, m := range members {
+		got = append(got, m.Name+"="+string(m.Value))
+	}
+	if want := `b=1 a={"x":[1, 2]} b="again" c=null`; strings.Join(got, " ") != want {
+		t.Errorf("members %s, want %s", strings.Join(got, " "), want)
+	}
+	for _, data := range []string{`[1]`, `"x"`, `{"a":1`, `{"a":1}{}`, ``} {
+		if _, ok := lmos.ObjectMembers([]byte(data)); ok {
+			t.Errorf("%q was taken for an object", data)
+		}
+	}
+	if members, ok := lmos.ObjectMembers([]byte(`{}`)); !ok || len(members) != 0 {
+		t.Errorf("{}: %v %v", members, ok)
+	}
+}

@@ -7,20 +7,65 @@ import (
 	"unicode/utf8"
 )
 
-// scanObject is readObject for data that json.Valid accepted: it finds the members and
-// the repeated names by skipping over the bytes, many times faster than walking
-// encoding/json's tokens, which matters on the gateway's path where every message is
-// parsed. It reports ok = false when data is not an object.
+// ObjectMembers splits a JSON object into its members in document order, repeated names
+// included, the values as written; it reports false for anything but one JSON object.
+func ObjectMembers(data []byte) ([]Member, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	scanned, ok := scanMembers(data)
+	if !ok {
+		return nil, false
+	}
+	members := make([]Member, len(scanned))
+	for i, s := range scanned {
+		members[i] = s.Member
+	}
+	return members, true
+}
+
+// scannedMember is a member and a name repeated within one object nested in its value.
+type scannedMember struct {
+	Member
+	repeatedInside string
+}
+
+// scanObject is readObject for data that json.Valid accepted: the members, the first of
+// each name, and the problems of repeated names.
 func scanObject(data []byte) (members []Member, problems problemList, ok bool) {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	scanned, ok := scanMembers(data)
+	if !ok {
 		return nil, nil, false
 	}
-	members = make([]Member, 0, 8)
-	counts := map[string]int{}
+	members = make([]Member, 0, len(scanned))
+	counts := make(map[string]int, len(scanned))
+	for _, s := range scanned {
+		counts[s.Name]++
+		switch counts[s.Name] {
+		case 2:
+			problems.add(s.Name, "appears more than once")
+		case 1:
+			if s.repeatedInside != "" {
+				problems.add(s.Name, fmt.Sprintf("contains member %q more than once", s.repeatedInside))
+			}
+			members = append(members, s.Member)
+		}
+	}
+	return members, problems, true
+}
+
+// scanMembers finds the members of valid JSON data by skipping over the bytes, many times
+// faster than walking encoding/json's tokens, which matters on the gateway's path where
+// every message is parsed. It reports false when data is not an object.
+func scanMembers(data []byte) ([]scannedMember, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	members := make([]scannedMember, 0, 8)
 	i = skipSpace(data, i+1)
 	if data[i] == '}' {
-		return members, nil, true
+		return members, true
 	}
 	for {
 		nameEnd := skipString(data, i)
@@ -28,19 +73,10 @@ func scanObject(data []byte) (members []Member, problems problemList, ok bool) {
 		i = skipSpace(data, nameEnd)
 		valueStart := skipSpace(data, i+1) // past the colon
 		valueEnd, repeated := skipValue(data, valueStart)
-		counts[name]++
-		switch counts[name] {
-		case 2:
-			problems.add(name, "appears more than once")
-		case 1:
-			if repeated != "" {
-				problems.add(name, fmt.Sprintf("contains member %q more than once", repeated))
-			}
-			members = append(members, Member{Name: name, Value: data[valueStart:valueEnd:valueEnd]})
-		}
+		members = append(members, scannedMember{Member{Name: name, Value: data[valueStart:valueEnd:valueEnd]}, repeated})
 		i = skipSpace(data, valueEnd)
 		if data[i] == '}' {
-			return members, problems, true
+			return members, true
 		}
 		i = skipSpace(data, i+1) // past the comma
 	}

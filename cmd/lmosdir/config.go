@@ -195,15 +195,15 @@ func newLogger(cfg config) *slog.Logger {
 	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 }
 
-// contextAllowList is --context-allow as a list.
-func (c *config) contextAllowList() []string {
-	var urls []string
-	for u := range strings.SplitSeq(c.ContextAllow, ",") {
-		if u = strings.TrimSpace(u); u != "" {
-			urls = append(urls, u)
+// commaList is the items of a comma-separated setting, spaces trimmed, empty ones dropped.
+func commaList(setting string) []string {
+	var items []string
+	for item := range strings.SplitSeq(setting, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			items = append(items, item)
 		}
 	}
-	return urls
+	return items
 }
 
 // baseURL is the configured base URL, or one on localhost with the port actually listened

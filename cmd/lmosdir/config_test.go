@@ -128,7 +128,7 @@ func TestGatewayConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hosts := cfg.allowedHosts(); len(hosts) != 2 || hosts[0] != "*.example.com" || hosts[1] != "10.0.0.*" {
+	if hosts := commaList(cfg.GatewayAllowHosts); len(hosts) != 2 || hosts[0] != "*.example.com" || hosts[1] != "10.0.0.*" {
 		t.Errorf("allowed hosts %q", hosts)
 	}
 	if !cfg.GuardianFailOpen || cfg.TraceEndpoint != "http://collector:4318/v1/traces" {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/lmosdir/lmosdir/discovery"
@@ -37,10 +36,7 @@ func (c *discoveryConfig) check() error {
 // interfaces resolves --mdns-interfaces.
 func (c *discoveryConfig) interfaces() ([]net.Interface, error) {
 	var ifaces []net.Interface
-	for name := range strings.SplitSeq(c.MDNSInterfaces, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
+	for _, name := range commaList(c.MDNSInterfaces) {
 		iface, err := net.InterfaceByName(name)
 		if err != nil {
 			return nil, fmt.Errorf("mdns-interfaces: %q: %w", name, err)

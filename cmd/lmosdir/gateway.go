@@ -62,16 +62,6 @@ func (c *gatewayConfig) check() error {
 	return nil
 }
 
-func (c *gatewayConfig) allowedHosts() []string {
-	var hosts []string
-	for h := range strings.SplitSeq(c.GatewayAllowHosts, ",") {
-		if h = strings.TrimSpace(h); h != "" {
-			hosts = append(hosts, h)
-		}
-	}
-	return hosts
-}
-
 // newGateway builds the LMOS gateway and the tracer provider of its spans; shutdown
 // flushes the spans not yet exported.
 func newGateway(ctx context.Context, c gatewayConfig, dir *directory.Service, baseURL string, log *slog.Logger) (gw *gateway.Gateway, shutdown func(context.Context) error, err error) {
@@ -88,7 +78,7 @@ func newGateway(ctx context.Context, c gatewayConfig, dir *directory.Service, ba
 		ConnectTimeout:    c.GatewayConnectTimeout,
 		ReplyTimeout:      c.GatewayReplyTimeout,
 		PingInterval:      c.GatewayPingInterval,
-		AllowedHosts:      c.allowedHosts(),
+		AllowedHosts:      commaList(c.GatewayAllowHosts),
 		GuardianTimeout:   c.GuardianTimeout,
 		GuardianFailOpen:  c.GuardianFailOpen,
 		Tracer:            tracer.Tracer("github.com/lmosdir/lmosdir/lmos/gateway"),

@@ -143,7 +143,7 @@ func readMessage(source string) ([]byte, error) {
 // (thingID or thingId, …). It refuses a message for another Thing. Data that is no JSON
 // object is returned as it is, for lmos.Parse to explain what is wrong.
 func completeMessage(data []byte, thingID string) ([]byte, error) {
-	members, ok := objectMembers(data)
+	members, ok := lmos.ObjectMembers(data)
 	if !ok {
 		return data, nil
 	}
@@ -195,35 +195,6 @@ func completeMessage(data []byte, thingID string) ([]byte, error) {
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil
-}
-
-// objectMembers splits a JSON object into its members in document order, repeated ones
-// included; it reports false for anything but one JSON object.
-func objectMembers(data []byte) ([]lmos.Member, bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if start, err := dec.Token(); err != nil || start != json.Delim('{') {
-		return nil, false
-	}
-	var members []lmos.Member
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, false
-		}
-		name, _ := key.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return nil, false
-		}
-		members = append(members, lmos.Member{Name: name, Value: value})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, false
-	}
-	return members, true
 }
 
 func quote(s string) json.RawMessage {

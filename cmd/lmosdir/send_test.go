@@ -87,7 +87,7 @@ func writeMessageFile(t *testing.T, message string) string {
 
 func memberNamesOf(t *testing.T, data []byte) []string {
 	t.Helper()
-	members, ok := objectMembers(data)
+	members, ok := lmos.ObjectMembers(data)
 	if !ok {
 		t.Fatalf("not a JSON object: %s", data)
 	}

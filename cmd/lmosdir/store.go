@@ -105,7 +105,7 @@ func openDirectory(ctx context.Context, cfg config) (*directory.Service, backend
 	if err != nil {
 		return nil, b, nil, errors.Join(err, store.Close())
 	}
-	loader, err := jsonld.NewLoader(jsonld.LoaderOptions{Dir: cfg.ContextDir, AllowRemote: cfg.contextAllowList()})
+	loader, err := jsonld.NewLoader(jsonld.LoaderOptions{Dir: cfg.ContextDir, AllowRemote: commaList(cfg.ContextAllow)})
 	if err != nil {
 		return nil, b, nil, errors.Join(err, store.Close())
 	}

@@ -124,28 +124,18 @@ func (s *Store) PurgeEvents(ctx context.Context, before time.Time) (int, error) 
 	if s.notReady != nil {
 		return 0, s.notReady
 	}
-	total := 0
-	for {
-		var n int
-		err := s.w.submit(ctx, func(b *batch) error {
-			ids, err := queryNums(b.stmts.purgeEvents.QueryContext(b.ctx, micros(before), eventPurgeBatch))
-			if err != nil || len(ids) == 0 {
-				return err
-			}
-			if _, err := b.stmts.raisePurged.ExecContext(b.ctx, slices.Max(ids)); err != nil {
-				return err
-			}
-			n = len(ids)
-			return nil
-		})
-		if err != nil {
-			return total, fmt.Errorf("purging events: %w", err)
+	n, err := s.inBatches(ctx, eventPurgeBatch, func(b *batch) (int, error) {
+		ids, err := queryNums(b.stmts.purgeEvents.QueryContext(b.ctx, micros(before), eventPurgeBatch))
+		if err != nil || len(ids) == 0 {
+			return 0, err
 		}
-		total += n
-		if n < eventPurgeBatch {
-			return total, nil
-		}
+		_, err = b.stmts.raisePurged.ExecContext(b.ctx, slices.Max(ids))
+		return len(ids), err
+	})
+	if err != nil {
+		return n, fmt.Errorf("purging events: %w", err)
 	}
+	return n, nil
 }
 
 // WatchEvents calls wake at once, then after every commit that recorded events, until ctx

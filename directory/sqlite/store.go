@@ -612,30 +612,44 @@ func (s *Store) PurgeExpired(ctx context.Context, now time.Time) (int, error) {
 	if s.notReady != nil {
 		return 0, s.notReady
 	}
+	n, err := s.inBatches(ctx, purgeBatch, func(b *batch) (int, error) {
+		purged, err := queryPurged(b.stmts.purge.QueryContext(b.ctx, micros(now), purgeBatch))
+		if err != nil {
+			return 0, err
+		}
+		events := make([]directory.Event, len(purged))
+		for i, p := range purged {
+			ix, err := b.deleteDerived(p.num)
+			if err != nil {
+				return 0, err
+			}
+			events[i] = directory.DeletedEvent(directory.Thing{ID: p.id, Index: ix}, now)
+		}
+		return len(purged), b.record(events...)
+	})
+	if err != nil {
+		return n, fmt.Errorf("purging expired things: %w", err)
+	}
+	return n, nil
+}
+
+// inBatches runs deleteBatch, each time in a transaction of its own, until it deletes
+// fewer than size rows, and returns how many it deleted in all. Small transactions keep
+// the single writer from stalling the writes queued behind a large purge.
+func (s *Store) inBatches(ctx context.Context, size int, deleteBatch func(*batch) (int, error)) (int, error) {
 	total := 0
 	for {
 		var n int
 		err := s.w.submit(ctx, func(b *batch) error {
-			purged, err := queryPurged(b.stmts.purge.QueryContext(b.ctx, micros(now), purgeBatch))
-			if err != nil {
-				return err
-			}
-			events := make([]directory.Event, len(purged))
-			for i, p := range purged {
-				ix, err := b.deleteDerived(p.num)
-				if err != nil {
-					return err
-				}
-				events[i] = directory.DeletedEvent(directory.Thing{ID: p.id, Index: ix}, now)
-			}
-			n = len(purged)
-			return b.record(events...)
+			var err error
+			n, err = deleteBatch(b)
+			return err
 		})
 		if err != nil {
-			return total, fmt.Errorf("purging expired things: %w", err)
+			return total, err
 		}
 		total += n
-		if n < purgeBatch {
+		if n < size {
 			return total, nil
 		}
 	}

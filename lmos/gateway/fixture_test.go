@@ -133,3 +133,19 @@ func (c *consumer) errorReply(status int, correlation string) *lmos.Error {
 	}
 	return e
 }
+
+// errorReplies waits for n final LMOS errors of one status, by correlation id, as requests
+// that fail together send them in any order.
+func (c *consumer) errorReplies(n, status int) map[string]*lmos.Error {
+	c.t.Helper()
+	errs := map[string]*lmos.Error{}
+	for range n {
+		m, r := c.reply()
+		e, ok := m.Body.(*lmos.Error)
+		if !ok || e.Status != fmt.Sprint(status) || !r.Final {
+			c.t.Fatalf("reply %s: want a final %d error", r.Data, status)
+		}
+		errs[m.CorrelationID] = e
+	}
+	return errs
+}

@@ -224,16 +224,8 @@ func TestUpstreamDyingFailsItsRequestsAndIsRedialed(t *testing.T) {
 	agent.Next(t)
 	dying, _ := c.send(agentID, `"messageType":"invokeAction","action":"die"`)
 	agent.Next(t)
-	failed := map[string]bool{}
-	for range 2 {
-		reply, r := c.reply()
-		e, ok := reply.Body.(*lmos.Error)
-		if !ok || e.Status != "502" || !r.Final {
-			t.Fatalf("reply %s: want a final 502 error", r.Data)
-		}
-		failed[reply.CorrelationID] = true
-	}
-	if !failed[subscription] || !failed[dying] {
+	failed := c.errorReplies(2, http.StatusBadGateway)
+	if failed[subscription] == nil || failed[dying] == nil {
 		t.Errorf("failed %v, want the subscription %s and the action %s", failed, subscription, dying)
 	}
 	messageID, _ := c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
@@ -488,18 +480,10 @@ func TestHungUpstreamIsDroppedByPing(t *testing.T) {
 	agent.Next(t)
 	frozen, _ := c.send(agentID, `"messageType":"invokeAction","action":"freeze"`)
 	agent.Next(t)
-	failed := map[string]string{}
-	for range 2 {
-		reply, _ := c.reply()
-		e, ok := reply.Body.(*lmos.Error)
-		if !ok || e.Status != "502" {
-			t.Fatalf("reply %s", reply.Type())
-		}
-		failed[reply.CorrelationID] = e.Detail
-	}
+	failed := c.errorReplies(2, http.StatusBadGateway)
 	for _, id := range []string{subscription, frozen} {
-		if !strings.Contains(failed[id], "ping") {
-			t.Errorf("%s: %q, want a failed ping", id, failed[id])
+		if e := failed[id]; e == nil || !strings.Contains(e.Detail, "ping") {
+			t.Errorf("%s: %+v, want a failed ping", id, e)
 		}
 	}
 }

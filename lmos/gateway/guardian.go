@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -140,9 +140,9 @@ func toolDefinition(th *target.Thing, action string) aos.ToolDefinition {
 	var input schemaSummary
 	if a.Input != nil && json.Unmarshal(a.Input.Raw(), &input) == nil {
 		if input.Type == "object" {
-			for _, name := range objectKeys(a.Input.Raw(), "properties") {
+			for _, name := range propertyNames(a.Input.Raw()) {
 				p := input.Properties[name]
-				def.Arguments = append(def.Arguments, aos.ToolArgumentDefinition{Name: name, Description: p.Description, Type: p.Type, Required: contains(input.Required, name)})
+				def.Arguments = append(def.Arguments, aos.ToolArgumentDefinition{Name: name, Description: p.Description, Type: p.Type, Required: slices.Contains(input.Required, name)})
 			}
 		} else {
 			def.Arguments = []aos.ToolArgumentDefinition{{Name: inputArgument, Description: input.Description, Type: input.Type, Required: true}}
@@ -163,62 +163,36 @@ type schemaSummary struct {
 	Required    []string                 `json:"required"`
 }
 
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
+// propertyNames lists the members of a schema's properties in document order.
+func propertyNames(schema json.RawMessage) []string {
+	members, _ := lmos.ObjectMembers(schema)
+	for _, m := range members {
+		if m.Name != "properties" {
+			continue
 		}
+		properties, _ := lmos.ObjectMembers(m.Value)
+		names := make([]string, len(properties))
+		for i, p := range properties {
+			names[i] = p.Name
+		}
+		return names
 	}
-	return false
+	return nil
 }
 
-// objectKeys lists the member names of the object at raw[member] in document order.
-func objectKeys(raw json.RawMessage, member string) []string {
-	var outer map[string]json.RawMessage
-	if json.Unmarshal(raw, &outer) != nil {
-		return nil
-	}
-	return memberNames(outer[member])
-}
-
-// memberNames lists the member names of a JSON object in document order; nil for anything
-// else.
-func memberNames(raw json.RawMessage) []string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil
-	}
-	var names []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		names = append(names, fmt.Sprint(tok))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return nil
-		}
-	}
-	return names
-}
-
-// toolInputs lists an invokeAction's input as AOS argument values.
+// toolInputs lists an invokeAction's input as AOS argument values: the members of an
+// object, or the one value named "input".
 func toolInputs(input json.RawMessage) []aos.ToolArgumentValue {
 	inputs := []aos.ToolArgumentValue{}
 	if input == nil {
 		return inputs
 	}
-	names := memberNames(input)
-	if names == nil && !bytes.HasPrefix(bytes.TrimSpace(input), []byte("{")) {
+	members, isObject := lmos.ObjectMembers(input)
+	if !isObject {
 		return append(inputs, aos.ToolArgumentValue{Name: inputArgument, Value: input})
 	}
-	var members map[string]json.RawMessage
-	if json.Unmarshal(input, &members) != nil {
-		return inputs
-	}
-	for _, name := range names {
-		inputs = append(inputs, aos.ToolArgumentValue{Name: name, Value: members[name]})
+	for _, m := range members {
+		inputs = append(inputs, aos.ToolArgumentValue{Name: m.Name, Value: m.Value})
 	}
 	return inputs
 }
