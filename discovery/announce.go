@@ -51,12 +51,22 @@ func (a Announcement) TXT() []string {
 	return []string{keyTD + "=" + directoryTDPath, keyType + "=" + typeDirectory, keyScheme + "=" + a.Scheme}
 }
 
-func (a Announcement) check() error {
+// CheckInstance says what is wrong with an instance name: DNS-SD puts it in one DNS label.
+func CheckInstance(name string) error {
 	switch {
-	case a.Instance == "":
+	case name == "":
 		return errors.New("the instance name is empty")
-	case len(a.Instance) > maxInstanceBytes:
-		return fmt.Errorf("the instance name %q is longer than %d bytes", a.Instance, maxInstanceBytes)
+	case len(name) > maxInstanceBytes:
+		return fmt.Errorf("the instance name %q is longer than %d bytes", name, maxInstanceBytes)
+	}
+	return nil
+}
+
+func (a Announcement) check() error {
+	if err := CheckInstance(a.Instance); err != nil {
+		return err
+	}
+	switch {
 	case a.Port <= 0 || a.Port > 65535:
 		return fmt.Errorf("port %d is not a TCP port", a.Port)
 	case a.Scheme != "http" && a.Scheme != "https":

@@ -137,6 +137,8 @@ func TestGatewayConfig(t *testing.T) {
 	for _, args := range [][]string{
 		{"--trace-exporter", "jaeger"},
 		{"--trace-endpoint", "http://collector:4318"},
+		{"--trace-exporter", "otlp", "--trace-endpoint", "collector:4318"},
+		{"--trace-exporter", "otlp", "--trace-endpoint", "http://"},
 		{"--gateway-rate", "0"},
 		{"--gateway-reply-timeout", "0s"},
 	} {
@@ -149,6 +151,9 @@ func TestGatewayConfig(t *testing.T) {
 func TestDiscoveryConfig(t *testing.T) {
 	if _, err := parseConfig("serve", []string{"--mdns-interfaces", "no-such-interface0"}, io.Discard); err == nil || !strings.Contains(err.Error(), "no-such-interface0") {
 		t.Errorf("an unknown interface: %v", err)
+	}
+	if _, err := parseConfig("serve", []string{"--mdns-instance", strings.Repeat("x", 64)}, io.Discard); err == nil || !strings.Contains(err.Error(), "63 bytes") {
+		t.Errorf("an instance name longer than a DNS label: %v", err)
 	}
 	if _, err := parseConfig("serve", []string{"--mdns=false", "--mdns-interfaces", "no-such-interface0"}, io.Discard); err != nil {
 		t.Errorf("interfaces of a turned-off announcement are not looked up: %v", err)

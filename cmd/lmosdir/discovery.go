@@ -29,6 +29,11 @@ func (c *discoveryConfig) check() error {
 	if !c.MDNS {
 		return nil
 	}
+	if c.MDNSInstance != "" {
+		if err := discovery.CheckInstance(c.MDNSInstance); err != nil {
+			return fmt.Errorf("mdns-instance: %w", err)
+		}
+	}
 	_, err := c.interfaces()
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -56,8 +57,14 @@ func (c *gatewayConfig) check() error {
 	default:
 		return fmt.Errorf("trace-exporter %q: use none, stdout or otlp", c.TraceExporter)
 	}
-	if c.TraceEndpoint != "" && c.TraceExporter != traceExporterOTLP {
-		return errors.New("trace-endpoint needs --trace-exporter otlp")
+	if c.TraceEndpoint != "" {
+		if c.TraceExporter != traceExporterOTLP {
+			return errors.New("trace-endpoint needs --trace-exporter otlp")
+		}
+		// The exporter would otherwise drop a malformed URL for its default without a word.
+		if u, err := url.Parse(c.TraceEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("trace-endpoint %q: give an absolute http or https URL, e.g. http://collector:4318/v1/traces", c.TraceEndpoint)
+		}
 	}
 	return nil
 }
