@@ -514,3 +514,41 @@ func TestKeepAliveBeyondTheCachedExpiry(t *testing.T) {
 	messageID, _ := c.send(id, `"messageType":"readProperty","name":"temperature"`)
 	c.errorReply(http.StatusNotFound, messageID)
 }
+
+func TestCancelNamesTheInvocation(t *testing.T) {
+	f, agent := newAgentFixture(t)
+	c := f.open(t, gateway.Consumer{})
+	invocation, _ := c.send(agentID, `"messageType":"invokeAction","action":"silent"`)
+	invoked := agent.Next(t)
+	for _, follow := range []struct {
+		members string
+		want    string
+		final   bool
+	}{
+		{`"messageType":"queryAction","action":"silent"`, "pending", false},
+		{`"messageType":"cancelAction","action":"silent","reason":"enough"`, "canceled", true},
+	} {
+		if _, answer := c.send(agentID, `"correlationId":"`+invocation+`",`+follow.members); answer != gateway.AnswerNone {
+			t.Errorf("answer %d: the replies come as the invocation's", answer)
+		}
+		if upstream := agent.Next(t); upstream.CorrelationID != invoked.CorrelationID {
+			t.Errorf("upstream %s under %s, want the invocation's %s", upstream.Type(), upstream.CorrelationID, invoked.CorrelationID)
+		}
+		reply, r := c.reply()
+		status, ok := reply.Body.(*lmos.ActionStatus)
+		if !ok || status.Status != follow.want || reply.CorrelationID != invocation || r.Final != follow.final {
+			t.Errorf("reply %s, want %s for the invocation (final %v)", r.Data, follow.want, follow.final)
+		}
+	}
+	// Without an invocation in progress, a cancelAction is a request of its own.
+	messageID, answer := c.send(agentID, `"messageType":"cancelAction","action":"silent"`)
+	if answer != gateway.AnswerOne {
+		t.Errorf("answer %d", answer)
+	}
+	if upstream := agent.Next(t); upstream.CorrelationID == invoked.CorrelationID {
+		t.Error("a cancelAction of no invocation went under the ended invocation's id")
+	}
+	if reply, _ := c.reply(); reply.CorrelationID != messageID {
+		t.Errorf("reply for %s, want %s", reply.CorrelationID, messageID)
+	}
+}

@@ -240,6 +240,16 @@ func (r *route) endWith(ctx context.Context, m *lmos.Message) {
 	r.release(nil, false)
 }
 
+// followUp passes a cancelAction or queryAction about the route's action to the Thing under
+// the invocation's correlation id, so that the Thing knows which invocation it is about;
+// the statuses it answers with come to the consumer as the invocation's.
+func (r *route) followUp(ctx context.Context, m *lmos.Message) {
+	up := *m
+	up.MessageID, up.CorrelationID = uuid.NewString(), r.key
+	up.TraceParent, up.TraceState = traceContext(ctx)
+	r.upstream.send(ctx, &up, r.spelling)
+}
+
 // release frees what the route held; the caller won the ended flag.
 func (r *route) release(reason error, endUpstream bool) {
 	r.stopTimer()

@@ -185,6 +185,11 @@ func (s *Session) Handle(ctx context.Context, frame []byte) Answer {
 	switch m.Type() {
 	case lmos.TypeUnsubscribeEvent, lmos.TypeUnsubscribeAllEvents, lmos.TypeUnobserveProperty:
 		return s.unsubscribe(ctx, span, m)
+	case lmos.TypeCancelAction, lmos.TypeQueryAction:
+		if invocation := s.invocation(m); invocation != nil {
+			invocation.followUp(ctx, m)
+			return AnswerNone
+		}
 	}
 	return s.forward(ctx, span, m, th)
 }
@@ -268,6 +273,29 @@ func (s *Session) refuse(m *lmos.Message, status int, detail string) {
 func (s *Session) refuseSpan(span trace.Span, m *lmos.Message, status int, detail string) {
 	refused(span, status, detail)
 	s.refuse(m, status, detail)
+}
+
+// invocation is the action in progress that a cancelAction or queryAction names by its
+// correlation id, when it was invoked on this session over a WebSocket.
+func (s *Session) invocation(m *lmos.Message) *route {
+	if m.CorrelationID == "" {
+		return nil
+	}
+	action := ""
+	switch b := m.Body.(type) {
+	case *lmos.CancelAction:
+		action = b.Action
+	case *lmos.QueryAction:
+		action = b.Action
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for r := range s.routes {
+		if r.kind == routeProgress && r.upstream != nil && r.thingID == m.ThingID && r.name == action && r.replyTo == m.CorrelationID {
+			return r
+		}
+	}
+	return nil
 }
 
 // unsubscribe ends the consumer's subscriptions or observations that the message names,
