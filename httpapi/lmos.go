@@ -15,6 +15,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/labstack/echo/v5"
 
+	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
 
@@ -215,14 +216,16 @@ func gatewayConsumer(params url.Values, endpoint string) (gateway.Consumer, erro
 
 // checkMessageThing refuses a body that is not a JSON object and one that names another
 // Thing than the path: both are mistakes of the HTTP request, not of the LMOS message.
+// A thing id that is not a string is left to the gateway, which answers it as LMOS.
 func checkMessageThing(body []byte, id string) error {
-	var members map[string]any
-	if err := json.Unmarshal(body, &members); err != nil {
-		return errorf(http.StatusBadRequest, "the body must be one LMOS message, a JSON object: %v", err)
+	members, ok := lmos.ObjectMembers(body)
+	if !ok {
+		return errorf(http.StatusBadRequest, "the body must be one LMOS message: a single, well-formed JSON object")
 	}
-	for _, name := range []string{"thingID", "thingId"} {
-		if v, ok := members[name]; ok && v != id {
-			return errorf(http.StatusBadRequest, "the message's %s %v is not the Thing of the path, %s", name, v, id)
+	for _, m := range members {
+		var named string
+		if (m.Name == "thingID" || m.Name == "thingId") && json.Unmarshal(m.Value, &named) == nil && named != id {
+			return errorf(http.StatusBadRequest, "the message's %s %q is not the Thing of the path, %s", m.Name, named, id)
 		}
 	}
 	return nil

@@ -245,6 +245,7 @@ func TestPostMessage(t *testing.T) {
 		_, frame := lmosFrame("urn:test:other", `"messageType":"readProperty","name":"temperature"`)
 		f.do(http.MethodPost, path, mediaJSON, frame).want(t, http.StatusBadRequest).problem(t)
 		f.do(http.MethodPost, path, mediaJSON, `[1]`).want(t, http.StatusBadRequest).problem(t)
+		f.do(http.MethodPost, path, mediaJSON, `{"thingId":`).want(t, http.StatusBadRequest).problem(t)
 		f.do(http.MethodPost, path, "text/plain", frame).want(t, http.StatusUnsupportedMediaType).problem(t)
 		f.do(http.MethodPost, path, mediaJSON, `{"pad":"`+strings.Repeat("x", 1<<20)+`"}`).want(t, http.StatusRequestEntityTooLarge).problem(t)
 		f.do(http.MethodPost, path+"?color=red", mediaJSON, frame).want(t, http.StatusBadRequest).problem(t)
