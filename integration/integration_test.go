@@ -177,6 +177,18 @@ func start(t *testing.T, cmd *osexec.Cmd, url string) *process {
 // waitHealthy polls /healthz until the process serves HTTP.
 func (p *process) waitHealthy(t *testing.T) {
 	t.Helper()
+	p.waitOK(t, "/healthz")
+}
+
+// waitReady waits for /readyz to answer 200: a replica that has just started is rightly not
+// ready until its store answers and it follows the directory's events.
+func (p *process) waitReady(t *testing.T) {
+	t.Helper()
+	p.waitOK(t, "/readyz")
+}
+
+func (p *process) waitOK(t *testing.T, path string) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		select {
@@ -184,12 +196,12 @@ func (p *process) waitHealthy(t *testing.T) {
 			t.Fatalf("lmosdir exited early: %v\n%s", p.err, p.logs.String())
 		default:
 		}
-		if status, err := probe(t, p.url+"/healthz"); err == nil && status == http.StatusOK {
+		if status, err := probe(t, p.url+path); err == nil && status == http.StatusOK {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("lmosdir did not become healthy\n%s", p.logs.String())
+	t.Fatalf("lmosdir %s did not answer 200\n%s", path, p.logs.String())
 }
 
 // probe asks for url once and reports the status, or why there was none.
@@ -256,9 +268,7 @@ func TestServeEndToEnd(t *testing.T) {
 	if res.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(`"base":"http://localhost:`)) {
 		t.Fatalf("well-known: %d %s", res.StatusCode, body)
 	}
-	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
-		t.Fatalf("readyz: %d %s", res.StatusCode, body)
-	}
+	p.waitReady(t)
 
 	// SIGTERM drains and exits cleanly.
 	if err := p.stop(t); err != nil {
@@ -291,9 +301,7 @@ func TestMigrateCommands(t *testing.T) {
 	if out, err := lmosdir(t, env, "migrate", "up"); err != nil {
 		t.Fatalf("migrate up: %v\n%s", err, out)
 	}
-	if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
-		t.Fatalf("readyz after migrating: %d %s", res.StatusCode, body)
-	}
+	p.waitReady(t)
 	latest := migrations.Latest(migrations.Postgres, "postgres")
 	out, err := lmosdir(t, env, "migrate", "version")
 	if err != nil || !strings.Contains(out, fmt.Sprintf("version %d dirty false", latest)) {
@@ -327,10 +335,7 @@ func TestReplicasStartTogether(t *testing.T) {
 		procs = append(procs, serve(t, db))
 	}
 	for _, p := range procs {
-		p.waitHealthy(t)
-		if res, body := request(t, http.MethodGet, p.url+"/readyz", "", nil); res.StatusCode != http.StatusOK {
-			t.Fatalf("replica not ready: %d %s", res.StatusCode, body)
-		}
+		p.waitReady(t)
 	}
 	// A write through one replica is read through another.
 	td := `{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":"urn:x:shared","title":"s","securityDefinitions":{"n":{"scheme":"nosec"}},"security":"n"}`
