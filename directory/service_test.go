@@ -34,6 +34,45 @@ func TestEnriched(t *testing.T) {
 	}
 }
 
+// TestEnrichedRetrieved: a TD the directory fetched itself says when and where from, and a
+// client's says nothing of either.
+func TestEnrichedRetrieved(t *testing.T) {
+	serving := time.Date(2026, 1, 2, 3, 5, 0, 0, time.UTC)
+	client := Thing{
+		ID:       "urn:x",
+		Document: []byte(`{"id":"urn:x"}`),
+		Created:  time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+		Modified: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
+	}
+	const clientTD = `{"id":"urn:x","registration":{"created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z","retrieved":"2026-01-02T03:05:00Z"}}`
+	if got := string(client.Enriched(serving)); got != clientTD {
+		t.Errorf("without Retrieved and Origin:\n got: %s\nwant: %s", got, clientTD)
+	}
+
+	fetched := client
+	fetched.Retrieved = time.Date(2026, 1, 2, 4, 4, 0, 120000, time.FixedZone("CET", 3600))
+	fetched.Origin = []byte(`{"via":"mdns", "href":"http://10.0.0.7/td","n":1.0e2}`)
+	want := `{"id":"urn:x","registration":{"created":"2026-01-02T03:04:05Z","modified":"2026-01-02T03:04:05Z",` +
+		`"retrieved":"2026-01-02T03:04:00.00012Z","origin":{"via":"mdns", "href":"http://10.0.0.7/td","n":1.0e2}}}`
+	if got := string(fetched.AppendEnriched([]byte("prefix "), serving)); got != "prefix "+want {
+		t.Errorf("with Retrieved and Origin:\n got: %s\nwant: prefix %s", got, want)
+	}
+
+	// Each on its own.
+	onlyRetrieved := fetched
+	onlyRetrieved.Origin = nil
+	want = strings.Replace(clientTD, "03:05:00Z", "03:04:00.00012Z", 1)
+	if got := string(onlyRetrieved.Enriched(serving)); got != want {
+		t.Errorf("with Retrieved only:\n got: %s\nwant: %s", got, want)
+	}
+	onlyOrigin := fetched
+	onlyOrigin.Retrieved = time.Time{}
+	want = strings.TrimSuffix(clientTD, "}}") + `,"origin":` + string(fetched.Origin) + "}}"
+	if got := string(onlyOrigin.Enriched(serving)); got != want {
+		t.Errorf("with Origin only:\n got: %s\nwant: %s", got, want)
+	}
+}
+
 func TestLiveAt(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {

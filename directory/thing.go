@@ -22,6 +22,14 @@ type Thing struct {
 	TTL float64
 	// Index is what search indexes of the Thing. Stores write it but do not read it back.
 	Index *Index
+	// Retrieved is when the directory fetched the TD itself (a Thing announced over mDNS);
+	// zero for a TD a client registered, whose registration says it was retrieved when it
+	// is served.
+	Retrieved time.Time
+	// Origin is, for a TD the directory fetched itself, a JSON object saying where from
+	// (see RetrievalOrigin); nil for a TD a client registered. Stores keep and return the
+	// bytes as they are.
+	Origin []byte
 	// ExpansionProblem says why the stored JSON-LD expansion is incomplete or missing;
 	// empty when it is complete or not yet done. Stores read it but only SaveDerived
 	// writes it.
@@ -58,8 +66,15 @@ func (t Thing) appendRegistration(dst []byte, retrieved time.Time) []byte {
 		dst = append(dst, `,"ttl":`...)
 		dst = strconv.AppendFloat(dst, t.TTL, 'f', -1, 64)
 	}
+	if !t.Retrieved.IsZero() {
+		retrieved = t.Retrieved
+	}
 	dst = append(dst, `,"retrieved":`...)
 	dst = appendTime(dst, retrieved)
+	if t.Origin != nil {
+		dst = append(dst, `,"origin":`...)
+		dst = append(dst, t.Origin...)
+	}
 	if t.ExpansionProblem != "" {
 		// Rare, so encoding/json rather than a string writer of our own. A string always
 		// encodes.

@@ -74,7 +74,7 @@ func (s *Store) Close() error {
 
 // A row is live when it has no expiry or expires after $now; every read repeats this.
 const (
-	thingColumns = `id, document, created, modified, expires, ttl, expansion_problem`
+	thingColumns = `id, document, created, modified, expires, ttl, retrieved, origin, expansion_problem`
 
 	// indexColumns are the columns of directory.Index, in the order of indexValues.
 	indexColumns = `kind, types, type_iris, vendor_name, vendor_url, title, description, actions, properties, events, capabilities, protocols, search`
@@ -89,21 +89,24 @@ const (
 )
 
 var (
-	insertThing = `INSERT INTO things AS t (id, document, doc, created, modified, expires, ttl, member_seq, ` + indexColumns + `)
-VALUES ($1, $2, ` + docExpr("$2", "$3") + `, $4, $5, $6, $7, nextval('things_member_seq'), ` + indexValues(9) + `)`
+	insertThing = `INSERT INTO things AS t (id, document, doc, created, modified, expires, ttl, retrieved, origin, member_seq, ` + indexColumns + `)
+VALUES ($1, $2, ` + docExpr("$2", "$3") + `, $4, $5, $6, $7, $8, $9, nextval('things_member_seq'), ` + indexValues(11) + `)`
 
 	// An expired row counts as absent: the new Thing takes its place as a newcomer, with
 	// its own created time and a new member_seq. Create writes with it too, once it has
-	// found no live row under the id's lock.
+	// found no live row under the id's lock. A replace takes retrieved and origin from the
+	// new Thing too: a client's PUT over a fetched TD makes it the client's.
 	putSQL = insertThing + `
 ON CONFLICT (id) DO UPDATE SET
 	document = EXCLUDED.document,
 	doc = EXCLUDED.doc,
-	created = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.created ELSE EXCLUDED.created END,
+	created = CASE WHEN t.expires IS NULL OR t.expires > $10 THEN t.created ELSE EXCLUDED.created END,
 	modified = EXCLUDED.modified,
 	expires = EXCLUDED.expires,
 	ttl = EXCLUDED.ttl,
-	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $8 THEN t.member_seq ELSE EXCLUDED.member_seq END,
+	retrieved = EXCLUDED.retrieved,
+	origin = EXCLUDED.origin,
+	member_seq = CASE WHEN t.expires IS NULL OR t.expires > $10 THEN t.member_seq ELSE EXCLUDED.member_seq END,
 	` + excludedIndex + `,
 	` + resetExpansion
 )
@@ -645,20 +648,24 @@ func (s *Store) schemaVersion(ctx context.Context) (uint, error) {
 
 // writeArgs are the parameters of putSQL.
 func writeArgs(t directory.Thing, now time.Time) []any {
-	expires, ttl := registrationArgs(t)
-	args := []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl, now}
+	expires, ttl, retrieved := registrationArgs(t)
+	args := []any{t.ID, t.Document, jsonbCopy(t.Document), t.Created, t.Modified, expires, ttl, retrieved, t.Origin, now}
 	return append(args, indexArgs(t.Index)...)
 }
 
-// registrationArgs are the expires and ttl parameters of t, NULL when absent.
-func registrationArgs(t directory.Thing) (expires, ttl any) {
+// registrationArgs are the expires, ttl and retrieved parameters of t, NULL when absent.
+// Origin needs none: pgx sends a nil []byte as NULL.
+func registrationArgs(t directory.Thing) (expires, ttl, retrieved any) {
 	if !t.Expires.IsZero() {
 		expires = t.Expires
 	}
 	if t.TTL != 0 {
 		ttl = t.TTL
 	}
-	return expires, ttl
+	if !t.Retrieved.IsZero() {
+		retrieved = t.Retrieved
+	}
+	return expires, ttl, retrieved
 }
 
 // updateStatement writes next over current. An unchanged document is not written again,
@@ -666,10 +673,11 @@ func registrationArgs(t directory.Thing) (expires, ttl any) {
 // keeps the expansion, which is of the document.
 func updateStatement(current, next directory.Thing) (string, []any) {
 	var p params
-	expires, ttl := registrationArgs(next)
+	expires, ttl, retrieved := registrationArgs(next)
 	var b strings.Builder
 	b.WriteString(`UPDATE things SET created = ` + p.add(next.Created) + `, modified = ` + p.add(next.Modified) +
-		`, expires = ` + p.add(expires) + `, ttl = ` + p.add(ttl))
+		`, expires = ` + p.add(expires) + `, ttl = ` + p.add(ttl) +
+		`, retrieved = ` + p.add(retrieved) + `, origin = ` + p.add(next.Origin))
 	if !bytes.Equal(current.Document, next.Document) {
 		document := p.add(next.Document)
 		b.WriteString(`, document = ` + document + `, doc = ` + docExpr(document, p.add(jsonbCopy(next.Document))) +
@@ -703,14 +711,15 @@ func scanThing(row pgx.Row) (directory.Thing, error) {
 
 // thingRow receives the thingColumns of a row.
 type thingRow struct {
-	t       directory.Thing
-	expires *time.Time
-	ttl     *float64
-	problem *string
+	t         directory.Thing
+	expires   *time.Time
+	ttl       *float64
+	retrieved *time.Time
+	problem   *string
 }
 
 func (r *thingRow) dest() []any {
-	return []any{&r.t.ID, &r.t.Document, &r.t.Created, &r.t.Modified, &r.expires, &r.ttl, &r.problem}
+	return []any{&r.t.ID, &r.t.Document, &r.t.Created, &r.t.Modified, &r.expires, &r.ttl, &r.retrieved, &r.t.Origin, &r.problem}
 }
 
 func (r *thingRow) thing() directory.Thing {
@@ -722,6 +731,9 @@ func (r *thingRow) thing() directory.Thing {
 	}
 	if r.ttl != nil {
 		t.TTL = *r.ttl
+	}
+	if r.retrieved != nil {
+		t.Retrieved = r.retrieved.UTC()
 	}
 	if r.problem != nil {
 		t.ExpansionProblem = *r.problem

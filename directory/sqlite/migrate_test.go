@@ -231,3 +231,73 @@ func TestParseURL(t *testing.T) {
 		}
 	}
 }
+
+// TestMigrateOrigin migrates a database with Things across 000005 and back: the Things
+// registered before it read back as a client's, and going down leaves the table as 000004
+// made it, with its Things.
+func TestMigrateOrigin(t *testing.T) {
+	const originVersion = 5
+	ctx := testContext(t)
+	path := filepath.Join(t.TempDir(), "lmosdir.db")
+	if err := MigrateUp(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := MigrateDown(ctx, path, int(latestVersion)-originVersion+1); err != nil {
+		t.Fatal(err)
+	}
+	wantVersion(t, path, originVersion-1, false)
+	before := tableSQL(t, path, "things")
+	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
+		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
+		INSERT INTO thing_expansions (thing, done) SELECT num, 0 FROM things;
+		UPDATE write_seq SET last = 1`)
+	if err := MigrateUp(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openStore(t, path)
+	old, err := s.Get(ctx, "urn:m:a", t0)
+	if err != nil || string(old.Document) != `{"id":"urn:m:a"}` || !old.Retrieved.IsZero() || old.Origin != nil {
+		t.Fatalf("Get of a Thing registered before the migration = %+v, %v; want it with a zero Retrieved and a nil Origin", old, err)
+	}
+	fetched := thing("urn:m:b")
+	fetched.Retrieved, fetched.Origin = t0, []byte(`{"via":"mdns","href":"http://10.0.0.7/td"}`)
+	if _, err := s.Put(ctx, fetched, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := MigrateDown(ctx, path, int(latestVersion)-originVersion+1); err != nil {
+		t.Fatalf("MigrateDown of 000005: %v", err)
+	}
+	wantVersion(t, path, originVersion-1, false)
+	if after := tableSQL(t, path, "things"); after != before {
+		t.Fatalf("things after going down:\n%s\nwant, as 000004 made it:\n%s", after, before)
+	}
+	if err := MigrateUp(ctx, path); err != nil {
+		t.Fatalf("MigrateUp after down: %v", err)
+	}
+	s = openStore(t, path)
+	defer s.Close()
+	got, err := s.Get(ctx, fetched.ID, t0)
+	if err != nil || string(got.Document) != string(fetched.Document) || !got.Retrieved.IsZero() || got.Origin != nil {
+		t.Fatalf("Get after down and up = %+v, %v; want the Thing without what went down with 000005", got, err)
+	}
+}
+
+// tableSQL is the CREATE TABLE statement SQLite keeps for the table name.
+func tableSQL(t *testing.T, path, name string) string {
+	t.Helper()
+	db, err := sql.Open(driverName, dataSourceName(path, writerPragmas))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var stmt string
+	if err := db.QueryRowContext(testContext(t), `SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1`, name).Scan(&stmt); err != nil {
+		t.Fatalf("reading the schema of %s: %v", name, err)
+	}
+	return stmt
+}

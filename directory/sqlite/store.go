@@ -196,31 +196,35 @@ func (s *Store) Close() error {
 // A row is live when it has no expiry or expires after now; every read repeats this.
 const (
 	// The expansion's problem comes with every Thing read, and never its expanded bytes.
-	thingColumns = `t.id, t.document, t.created, t.modified, t.expires, t.ttl, e.problem`
+	thingColumns = `t.id, t.document, t.created, t.modified, t.expires, t.ttl, t.retrieved, t.origin, e.problem`
 	thingTables  = `things AS t LEFT JOIN thing_expansions AS e ON e.thing = t.num`
 	// What the events say of a Thing besides its document (see subject), all NULL when
 	// it has no index.
 	subjectColumns = `i.kind, i.vendor_name, i.vendor_url`
 	subjectJoin    = `LEFT JOIN thing_index AS i ON i.thing = t.num`
 
-	// ?7 is a number from write_seq: the revision of the written row and, when the Thing
+	// ?9 is a number from write_seq: the revision of the written row and, when the Thing
 	// arrives, its member_seq. An expired row counts as absent, so the new Thing takes
 	// its place as a newcomer, with its own created time and member_seq; comparing the
-	// member_seq with ?7 tells which happened. The writes return num, which the search
+	// member_seq with ?9 tells which happened. The writes return num, which the search
 	// tables are keyed by: a replaced row keeps its num.
-	insertThing = `INSERT INTO things AS t (id, document, created, modified, expires, ttl, member_seq, revision)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)`
+	insertThing = `INSERT INTO things AS t (id, document, created, modified, expires, ttl, retrieved, origin, member_seq, revision)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)`
 
+	// A replace takes retrieved and origin from the new Thing too: a client's PUT over a
+	// fetched TD makes it the client's.
 	putSQL = insertThing + `
 ON CONFLICT (id) DO UPDATE SET
 	document = excluded.document,
-	created = iif(t.expires IS NULL OR t.expires > ?8, t.created, excluded.created),
+	created = iif(t.expires IS NULL OR t.expires > ?10, t.created, excluded.created),
 	modified = excluded.modified,
 	expires = excluded.expires,
 	ttl = excluded.ttl,
-	member_seq = iif(t.expires IS NULL OR t.expires > ?8, t.member_seq, excluded.member_seq),
+	retrieved = excluded.retrieved,
+	origin = excluded.origin,
+	member_seq = iif(t.expires IS NULL OR t.expires > ?10, t.member_seq, excluded.member_seq),
 	revision = excluded.revision
-RETURNING num, member_seq = ?7`
+RETURNING num, member_seq = ?9`
 
 	// A live row makes the WHERE false, so nothing is written and no row is returned.
 	createSQL = insertThing + `
@@ -230,16 +234,19 @@ ON CONFLICT (id) DO UPDATE SET
 	modified = excluded.modified,
 	expires = excluded.expires,
 	ttl = excluded.ttl,
+	retrieved = excluded.retrieved,
+	origin = excluded.origin,
 	member_seq = excluded.member_seq,
 	revision = excluded.revision
-WHERE t.expires IS NOT NULL AND t.expires <= ?8
+WHERE t.expires IS NOT NULL AND t.expires <= ?10
 RETURNING num`
 
-	// Applies only if nobody wrote the row since it was read at revision ?8: revisions
+	// Applies only if nobody wrote the row since it was read at revision ?10: revisions
 	// are never reused, so an equal revision is the same version of the same row, even
 	// if the Thing was deleted and registered again in between.
-	updateSQL = `UPDATE things SET document = ?2, created = ?3, modified = ?4, expires = ?5, ttl = ?6, revision = ?7
-WHERE id = ?1 AND revision = ?8
+	updateSQL = `UPDATE things SET document = ?2, created = ?3, modified = ?4, expires = ?5, ttl = ?6,
+	retrieved = ?7, origin = ?8, revision = ?9
+WHERE id = ?1 AND revision = ?10
 RETURNING num`
 
 	deleteSQL = `DELETE FROM things WHERE id = ?1 AND (expires IS NULL OR expires > ?2) RETURNING num`
@@ -696,18 +703,22 @@ func schemaVersion(ctx context.Context, db *sql.DB) (uint, error) {
 // argExpires is where thingArgs has expires, which thing_index repeats.
 const argExpires = 4
 
-// thingArgs are the parameters ?1..?6 of insertThing and updateSQL, with room for the
-// two that follow.
+// thingArgs are the parameters ?1..?8 of insertThing and updateSQL, with room for the
+// two that follow. A nil Origin is bound as NULL.
 func thingArgs(t directory.Thing) []any {
-	var expires, ttl any // NULL when absent
+	var expires, ttl, retrieved any // NULL when absent
 	if !t.Expires.IsZero() {
 		expires = micros(t.Expires)
 	}
 	if t.TTL != 0 {
 		ttl = t.TTL
 	}
-	args := make([]any, 6, 8)
+	if !t.Retrieved.IsZero() {
+		retrieved = micros(t.Retrieved)
+	}
+	args := make([]any, 8, 10)
 	args[0], args[1], args[2], args[3], args[argExpires], args[5] = t.ID, t.Document, micros(t.Created), micros(t.Modified), expires, ttl
+	args[6], args[7] = retrieved, t.Origin
 	return args
 }
 
@@ -725,15 +736,18 @@ func fromMicros(us int64) time.Time {
 func scanThing(row interface{ Scan(...any) error }, extra ...any) (directory.Thing, error) {
 	var t directory.Thing
 	var created, modified int64
-	var expires sql.NullInt64
+	var expires, retrieved sql.NullInt64
 	var ttl sql.NullFloat64
 	var problem sql.NullString
-	if err := row.Scan(append([]any{&t.ID, &t.Document, &created, &modified, &expires, &ttl, &problem}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&t.ID, &t.Document, &created, &modified, &expires, &ttl, &retrieved, &t.Origin, &problem}, extra...)...); err != nil {
 		return directory.Thing{}, err
 	}
 	t.Created, t.Modified = fromMicros(created), fromMicros(modified)
 	if expires.Valid {
 		t.Expires = fromMicros(expires.Int64)
+	}
+	if retrieved.Valid {
+		t.Retrieved = fromMicros(retrieved.Int64)
 	}
 	t.TTL = ttl.Float64
 	t.ExpansionProblem = problem.String

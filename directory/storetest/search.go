@@ -127,6 +127,7 @@ func testSearchHitFields(t *testing.T, s directory.Store) {
 	th := catalog()[0]
 	th.Expires = at(time.Hour)
 	th.TTL = 3600
+	th.Retrieved, th.Origin = at(-time.Microsecond), []byte(origin)
 	putAll(t, s, th)
 	res := search(t, s, directory.SearchQuery{Text: "weather"})
 	if len(res.Hits) != 1 {
@@ -136,8 +137,9 @@ func testSearchHitFields(t *testing.T, s directory.Store) {
 	if !bytes.Equal(h.Thing.Document, th.Document) {
 		t.Errorf("Document = %s, want %s", h.Thing.Document, th.Document)
 	}
-	if !h.Thing.Created.Equal(t0) || !h.Thing.Modified.Equal(t0) || !h.Thing.Expires.Equal(th.Expires) || h.Thing.TTL != 3600 {
-		t.Errorf("registration = %v %v %v %v, want the stored one", h.Thing.Created, h.Thing.Modified, h.Thing.Expires, h.Thing.TTL)
+	if !h.Thing.Created.Equal(t0) || !h.Thing.Modified.Equal(t0) || !h.Thing.Expires.Equal(th.Expires) || h.Thing.TTL != 3600 ||
+		!h.Thing.Retrieved.Equal(th.Retrieved) || !bytes.Equal(h.Thing.Origin, th.Origin) {
+		t.Errorf("registration = %v %v %v %v %v %s, want the stored one", h.Thing.Created, h.Thing.Modified, h.Thing.Expires, h.Thing.TTL, h.Thing.Retrieved, h.Thing.Origin)
 	}
 	want := directory.Index{Kind: td.KindAgent, VendorName: "Acme Corp", VendorURL: "https://acme.example", Title: "Weather agent", Description: "Forecasts"}
 	if h.Index.Kind != want.Kind || h.Index.VendorName != want.VendorName || h.Index.VendorURL != want.VendorURL || h.Index.Title != want.Title || h.Index.Description != want.Description {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/pathquery"
 )
 
 // Run runs the contract suite. open must return a new, empty store for the test it is given
@@ -38,6 +39,9 @@ func Run(t *testing.T, open func(t *testing.T) directory.Store) {
 		{"UpdateError", testUpdateError},
 		{"UpdateNotFound", testUpdateNotFound},
 		{"UpdateIsAtomic", testUpdateIsAtomic},
+		{"RetrievedAndOrigin", testRetrievedAndOrigin},
+		{"UpdateKeepsRetrievedAndOrigin", testUpdateKeepsRetrievedAndOrigin},
+		{"ReplaceTakesRetrievedAndOrigin", testReplaceTakesRetrievedAndOrigin},
 		{"ListOrder", testListOrder},
 		{"ListWindows", testListWindows},
 		{"ListSkipsExpired", testListSkipsExpired},
@@ -178,6 +182,13 @@ func sameThing(t *testing.T, got, want directory.Thing) {
 	}
 	if got.TTL != want.TTL {
 		t.Errorf("TTL of %q = %v, want %v", want.ID, got.TTL, want.TTL)
+	}
+	if got.Retrieved.IsZero() != want.Retrieved.IsZero() || !got.Retrieved.Equal(want.Retrieved) {
+		t.Errorf("Retrieved of %q = %v, want %v", want.ID, got.Retrieved, want.Retrieved)
+	}
+	// nil, not merely empty: a nil Origin is what marks a TD a client registered.
+	if (got.Origin == nil) != (want.Origin == nil) || !bytes.Equal(got.Origin, want.Origin) {
+		t.Errorf("Origin of %q = %q, want %q", want.ID, got.Origin, want.Origin)
 	}
 }
 
@@ -533,6 +544,150 @@ func testUpdateIsAtomic(t *testing.T, s directory.Store) {
 	if c.Count != writers || !slices.Equal(c.Writers, everyone) {
 		t.Fatalf("after %d concurrent Updates: count %d, writers %v; an Update was lost", writers, c.Count, c.Writers)
 	}
+}
+
+// origin is an Origin as the directory makes one, with what a store must not normalize:
+// member order, spacing, escapes and a number's spelling.
+const origin = `{"via":"mdns", "instance":"Lampe K\u00fcche","href":"http://10.0.0.7:80/td","n":1.0e2}`
+
+// fetched is a Thing the directory fetched itself, at a time with microseconds in another
+// zone than UTC.
+func fetched(id string, created time.Time) directory.Thing {
+	th := newThing(id, created)
+	th.Retrieved = created.Add(-1500 * time.Microsecond).In(time.FixedZone("CET", 3600))
+	th.Origin = []byte(origin)
+	return th
+}
+
+func testRetrievedAndOrigin(t *testing.T, s directory.Store) {
+	mdns := expiring(fetched("urn:r:mdns", at(0)), at(time.Hour))
+	mdns.TTL = 3600
+	created := fetched("urn:r:created", at(0))
+	created.Origin = []byte(`{"via":"mdns","href":"http://[fe80::1%25eth0]/td"}`)
+	client := newThing("urn:r:client", at(0))
+	put(t, s, mdns, at(0))
+	if err := s.Create(ctx(t), created, at(0)); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	put(t, s, client, at(0))
+
+	// client reads back with a zero Retrieved and a nil Origin.
+	want := []directory.Thing{client, created, mdns} // in id order
+	for _, th := range want {
+		sameThing(t, get(t, s, th.ID, at(0)), th)
+	}
+	listed := list(t, s, directory.Page{}, at(0))
+	if got := ids(listed); !slices.Equal(got, ids(want)) {
+		t.Fatalf("List = %q, want %q", got, ids(want))
+	}
+	for i, th := range listed {
+		sameThing(t, th, want[i])
+	}
+	// The JSONPath pre-filter's listing reads the same columns its own way.
+	q, err := pathquery.Compile("$[?@.title=='thing']", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := q.Passes()
+	if len(passes) != 1 || passes[0].Cond == nil {
+		t.Fatalf("no pre-filter for the title: %v", passes)
+	}
+	var filtered []directory.Thing
+	err = s.List(ctx(t), directory.Page{Where: passes[0].Cond}, at(0), func(th directory.Thing) error {
+		filtered = append(filtered, th)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("List with a condition: %v", err)
+	}
+	if got := ids(filtered); !slices.Equal(got, ids(want)) {
+		t.Fatalf("List with a condition = %q, want %q", got, ids(want))
+	}
+	for i, th := range filtered {
+		sameThing(t, th, want[i])
+	}
+}
+
+func testUpdateKeepsRetrievedAndOrigin(t *testing.T, s directory.Store) {
+	th := expiring(fetched("urn:r:u", at(0)), at(time.Minute))
+	th.TTL = 60
+	put(t, s, th, at(0))
+	want := th
+	// update checks that change is given want, lets edit change it as the directory's
+	// changes do, and checks that the Thing is stored as edit left it.
+	update := func(now time.Time, edit func(*directory.Thing)) {
+		t.Helper()
+		err := s.Update(ctx(t), th.ID, now, func(current directory.Thing) (directory.Thing, error) {
+			sameThing(t, current, want)
+			edit(&current)
+			return current, nil
+		})
+		if err != nil {
+			t.Fatalf("Update: %v", err)
+		}
+		edit(&want)
+		sameThing(t, get(t, s, th.ID, now), want)
+	}
+
+	// A renewal, which leaves the document.
+	update(at(time.Second), func(next *directory.Thing) { next.Expires = at(2 * time.Minute) })
+	// A change of the document.
+	update(at(2*time.Second), func(next *directory.Thing) {
+		next.Document = []byte(`{"id":"urn:r:u","title":"patched"}`)
+		next.Modified = at(2 * time.Second)
+	})
+	// Zero and nil clear them: the Thing is then as a client's.
+	update(at(3*time.Second), func(next *directory.Thing) { next.Retrieved, next.Origin = time.Time{}, nil })
+	sameThing(t, listOnly(t, s, at(3*time.Second)), want)
+	// And an Update can set them again.
+	update(at(4*time.Second), func(next *directory.Thing) {
+		next.Retrieved = at(4 * time.Second)
+		next.Origin = []byte(`{"via":"mdns","href":"http://10.0.0.8/td"}`)
+	})
+	sameThing(t, listOnly(t, s, at(4*time.Second)), want)
+}
+
+func testReplaceTakesRetrievedAndOrigin(t *testing.T, s directory.Store) {
+	th := fetched("urn:r:p", at(0))
+	put(t, s, th, at(0))
+
+	// A client's PUT over a fetched TD: the registration is the client's now.
+	client := newThing(th.ID, at(time.Second))
+	client.Document = []byte(`{"id":"urn:r:p","title":"the client's"}`)
+	if put(t, s, client, at(time.Second)) {
+		t.Fatal("Put over a live Thing reported a create")
+	}
+	want := client
+	want.Created = th.Created
+	sameThing(t, get(t, s, th.ID, at(time.Second)), want)
+	sameThing(t, listOnly(t, s, at(time.Second)), want)
+
+	// Fetched again, from elsewhere: the new Thing's values, not a mix.
+	refetched := fetched(th.ID, at(2*time.Second))
+	refetched.Origin = []byte(`{"via":"mdns","href":"http://10.0.0.9/td"}`)
+	put(t, s, refetched, at(2*time.Second))
+	want = refetched
+	want.Created = th.Created
+	sameThing(t, get(t, s, th.ID, at(2*time.Second)), want)
+
+	// A Create in the place of an expired fetched TD.
+	expired := expiring(fetched("urn:r:c", at(0)), at(time.Second))
+	put(t, s, expired, at(0))
+	fresh := newThing(expired.ID, at(time.Second))
+	if err := s.Create(ctx(t), fresh, at(time.Second)); err != nil {
+		t.Fatalf("Create over an expired Thing: %v", err)
+	}
+	sameThing(t, get(t, s, fresh.ID, at(time.Second)), fresh)
+}
+
+// listOnly lists the store, which must hold one live Thing at now, and returns it.
+func listOnly(t *testing.T, s directory.Store, now time.Time) directory.Thing {
+	t.Helper()
+	listed := list(t, s, directory.Page{}, now)
+	if len(listed) != 1 {
+		t.Fatalf("List = %q, want one Thing", ids(listed))
+	}
+	return listed[0]
 }
 
 // orderIDs sort differently under a language's collation, by case, or as code units of

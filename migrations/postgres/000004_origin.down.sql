@@ -1,0 +1,3 @@
+ALTER TABLE things
+    DROP COLUMN IF EXISTS origin,
+    DROP COLUMN IF EXISTS retrieved;

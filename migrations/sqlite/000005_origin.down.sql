@@ -1,0 +1,2 @@
+ALTER TABLE things DROP COLUMN origin;
+ALTER TABLE things DROP COLUMN retrieved;
