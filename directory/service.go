@@ -202,21 +202,12 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 	if patchID, ok := members["id"]; ok && patchID != id {
 		return invalidf("$.id", "a patch cannot change or remove the id of a Thing (%s)", id)
 	}
-	now := s.Now()
 	if len(members) == 0 {
-		// A keep-alive leaves the document as it is: nothing to expand, and heartbeats,
-		// the most frequent write, must not send the expansion to the store each time.
-		defer s.forget(id)
-	} else {
-		defer s.written(id)
+		return s.Renew(ctx, id)
 	}
+	now := s.Now()
+	defer s.written(id)
 	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
-		if len(members) == 0 {
-			if current.TTL > 0 {
-				current.Expires = now.Add(ttlDuration(current.TTL))
-			}
-			return current, nil
-		}
 		merged, err := jsonpatch.MergePatch(current.Document, patch)
 		if err != nil {
 			return Thing{}, invalidf("$", "the merge patch cannot be applied: %v", err)
@@ -241,6 +232,21 @@ func (s *Service) Patch(ctx context.Context, id string, patch []byte) error {
 		}
 		ix := indexOf(merged, doc, s.expander)
 		return Thing{ID: id, Document: prepared, Created: current.Created, Modified: now, Expires: reg.expires, TTL: reg.ttl, Index: &ix}, nil
+	})
+}
+
+// Renew is the keep-alive: the registration of the Thing with id, if it has a ttl, lasts
+// that long again from now. Nothing else changes.
+func (s *Service) Renew(ctx context.Context, id string) error {
+	now := s.Now()
+	// A keep-alive leaves the document as it is: nothing to expand, and heartbeats, the
+	// most frequent write, must not send the expansion to the store each time.
+	defer s.forget(id)
+	return s.store.Update(ctx, id, now, func(current Thing) (Thing, error) {
+		if current.TTL > 0 {
+			current.Expires = now.Add(ttlDuration(current.TTL))
+		}
+		return current, nil
 	})
 }
 
