@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
@@ -32,6 +33,10 @@ func TestMain(m *testing.M) {
 		os.Exit(runAnnouncer())
 	case "browse":
 		os.Exit(runBrowser())
+	case "thing":
+		os.Exit(runThing())
+	case "watch":
+		os.Exit(runWatcher())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown role", os.Getenv(roleVariable))
 		os.Exit(2)
@@ -152,28 +157,7 @@ func TestDirectoryIsAnnouncedOnTheLAN(t *testing.T) {
 	lab := netlab.New(t, 2)
 	directoryHost, browserHost := lab.Hosts[0], lab.Hosts[1]
 	const instance, port = "lmosdir on lab-1", 8931
-	cmd := directoryHost.Command(context.Background(), os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), roleVariable+"=announce", "LMOSDIR_DISCOVERY_INSTANCE="+instance, fmt.Sprintf("LMOSDIR_DISCOVERY_PORT=%d", port))
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopped := false
-	stop := func() {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		}
-	}
-	t.Cleanup(stop)
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "ready\n" {
-		t.Fatalf("announcer: %q %v", line, err)
-	}
+	announcer := startRole(t, directoryHost, "announce", "LMOSDIR_DISCOVERY_INSTANCE="+instance, fmt.Sprintf("LMOSDIR_DISCOVERY_PORT=%d", port))
 
 	found := browse(t, browserHost)
 	var directory *seen
@@ -196,12 +180,92 @@ func TestDirectoryIsAnnouncedOnTheLAN(t *testing.T) {
 		t.Errorf("the TD URL built from SRV and TXT answered %q", directory.TD)
 	}
 
-	stop()
+	_ = announcer.stop(syscall.SIGTERM)
 	for _, s := range browse(t, browserHost) {
 		if s.Instance == instance {
 			t.Errorf("the directory is still found after it stopped: %+v", s)
 		}
 	}
+}
+
+// role is the test binary running in a role on a lab host.
+type role struct {
+	t     *testing.T
+	name  string
+	cmd   *exec.Cmd
+	lines chan string // what it prints, line by line; closed when it exits
+	seen  []string    // the lines read from lines so far
+	ended bool
+	err   error // how it exited
+}
+
+// awaitDeadline bounds waiting for a role to print what a test awaits. It is generous: it
+// only ends a test that would otherwise hang.
+const awaitDeadline = 30 * time.Second
+
+// startRole runs the test binary in the named role on host, with env added to its
+// environment, and returns once it printed "ready". It is stopped with SIGTERM when the
+// test ends, if it has not been stopped before.
+func startRole(t *testing.T, host *netlab.Host, name string, env ...string) *role {
+	t.Helper()
+	cmd := host.Command(context.Background(), os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), roleVariable+"="+name), env...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := &role{t: t, name: name, cmd: cmd, lines: make(chan string, 16)}
+	go func() {
+		defer close(r.lines)
+		lines := bufio.NewScanner(stdout)
+		for lines.Scan() {
+			r.lines <- lines.Text()
+		}
+	}()
+	t.Cleanup(func() { _ = r.stop(syscall.SIGTERM) })
+	r.await(func(line string) bool { return line == "ready" })
+	return r
+}
+
+// await returns the next line that match accepts. It fails the test when the role ends
+// first, or when none comes within awaitDeadline.
+func (r *role) await(match func(line string) bool) string {
+	r.t.Helper()
+	deadline := time.After(awaitDeadline)
+	for {
+		select {
+		case line, ok := <-r.lines:
+			if !ok {
+				r.ended, r.err = true, r.cmd.Wait()
+				r.t.Fatalf("%s ended (%v) before printing what was awaited; it printed:\n%s", r.name, r.err, strings.Join(r.seen, "\n"))
+			}
+			r.seen = append(r.seen, line)
+			if match(line) {
+				return line
+			}
+		case <-deadline:
+			r.t.Fatalf("%s did not print what was awaited within %v; it printed:\n%s", r.name, awaitDeadline, strings.Join(r.seen, "\n"))
+		}
+	}
+}
+
+// stop sends sig to the role, reads what it prints until it exits, and returns how it
+// exited. Once the role has ended, stop only returns that.
+func (r *role) stop(sig os.Signal) error {
+	if r.ended {
+		return r.err
+	}
+	r.ended = true
+	_ = r.cmd.Process.Signal(sig)
+	for line := range r.lines {
+		r.seen = append(r.seen, line)
+	}
+	r.err = r.cmd.Wait()
+	return r.err
 }
 
 func TestAnnouncementChecks(t *testing.T) {

@@ -29,6 +29,9 @@ type Lab struct {
 
 // Host is one namespace on the lab's LAN.
 type Host struct {
+	// Name is the host name commands see: each host has its own, as machines on a LAN do,
+	// so that their mDNS host records do not collide.
+	Name      string
 	Namespace string
 	Interface string // the host's interface on the LAN
 	IP        net.IP
@@ -54,7 +57,7 @@ func New(t testing.TB, n int) *Lab {
 	lab.ip("-n", sw, "link", "add", "br0", "type", "bridge")
 	lab.ip("-n", sw, "link", "set", "br0", "up")
 	for i := 1; i <= n; i++ {
-		h := &Host{Namespace: fmt.Sprintf("%s-h%d", lab.prefix, i), Interface: "eth0", IP: net.IPv4(10, 77, 0, byte(i))}
+		h := &Host{Name: fmt.Sprintf("lab-%d", i), Namespace: fmt.Sprintf("%s-h%d", lab.prefix, i), Interface: "eth0", IP: net.IPv4(10, 77, 0, byte(i))}
 		port := fmt.Sprintf("p%d", i)
 		lab.ip("netns", "add", h.Namespace)
 		lab.Hosts = append(lab.Hosts, h)
@@ -72,8 +75,20 @@ func New(t testing.TB, n int) *Lab {
 
 // Command prepares a command to run on the host.
 func (h *Host) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
-	return exec.CommandContext(ctx, "ip", append([]string{"netns", "exec", h.Namespace, name}, args...)...)
+	cmd := exec.CommandContext(ctx, name, args...)
+	h.Wrap(cmd)
+	return cmd
 }
+
+// Wrap makes a prepared command run on the host, under the host's name. Every step execs
+// the next, so the command keeps the process that Start makes, and signals reach it.
+func (h *Host) Wrap(cmd *exec.Cmd) {
+	cmd.Args = append([]string{"ip", "netns", "exec", h.Namespace, "unshare", "--uts", "sh", "-c", `hostname "$0" && exec "$@"`, h.Name}, cmd.Args...)
+	cmd.Path = ipPath
+}
+
+// ipPath is where the ip command is; unavailable checks that there is one.
+var ipPath, _ = exec.LookPath("ip")
 
 func (lab *Lab) ip(args ...string) {
 	lab.t.Helper()
@@ -103,8 +118,11 @@ func unavailable() string {
 	if os.Geteuid() != 0 {
 		return "network namespaces need root"
 	}
-	if _, err := exec.LookPath("ip"); err != nil {
+	if ipPath == "" {
 		return "the ip command (iproute2) is missing"
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		return "the unshare command (util-linux) is missing"
 	}
 	return ""
 }
