@@ -40,6 +40,8 @@ type Config struct {
 	// Gateway relays LMOS messages at /lmos and /things/{id}/messages; nil: those answer
 	// 503.
 	Gateway *gateway.Gateway
+	// Peers knows the directories on the LAN, listed at /directories; nil: none.
+	Peers PeerSource
 }
 
 // Server serves the directory over HTTP.
@@ -97,6 +99,7 @@ func (s *Server) routes(e *echo.Echo) {
 	e.POST("/search/sparql", unsupportedQueryLanguage("SPARQL"))
 	readable(e, "/events", s.streamEvents)
 	readable(e, "/events/:type", s.streamEvents)
+	readable(e, "/directories", s.listDirectories)
 	readable(e, "/.well-known/wot", s.getDirectoryTD)
 	readable(e, "/healthz", s.healthz)
 	readable(e, "/readyz", s.readyz)

@@ -45,6 +45,18 @@ const directoryTDTemplate = `{
         "response": {"description": "Success response", "htv:statusCodeValue": 200, "contentType": "application/ld+json"},
         "additionalResponses": [{"description": "Invalid query arguments", "contentType": "application/problem+json", "htv:statusCodeValue": 400}]
       }]
+    },
+    "directories": {
+      "description": "Other directories announced on the local network over mDNS, as Thing Links to their TDs",
+      "type": "array",
+      "readOnly": true,
+      "forms": [{
+        "op": "readproperty",
+        "href": "directories",
+        "htv:methodName": "GET",
+        "contentType": "application/ld+json",
+        "response": {"description": "Success response", "htv:statusCodeValue": 200, "contentType": "application/ld+json"}
+      }]
     }
   },
   "actions": {

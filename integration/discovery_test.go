@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -70,14 +69,14 @@ func TestDirectoryAnnouncedOnTheLAN(t *testing.T) {
 	cmd := command(t, "", "serve")
 	cmd.Env = append(cmd.Env, "LMOSDIR_DATA_DIR="+t.TempDir(), fmt.Sprintf("LMOSDIR_LISTEN=:%d", port),
 		"LMOSDIR_MDNS=true", "LMOSDIR_MDNS_INTERFACES=eth0", "LMOSDIR_MDNS_INSTANCE="+instance)
-	inNamespace(t, cmd, server)
+	server.Wrap(cmd)
 	p := start(t, cmd, "")
 
 	tdURL := fmt.Sprintf("http://%s:%d/.well-known/wot", server.IP, port)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		discover := command(t, "", "discover", "--json", "--interfaces", "eth0", "--wait", "2s")
-		inNamespace(t, discover, other)
+		other.Wrap(discover)
 		out, err := discover.Output()
 		if err != nil {
 			t.Fatalf("lmosdir discover: %v", err)
@@ -108,15 +107,4 @@ func TestDirectoryAnnouncedOnTheLAN(t *testing.T) {
 	if !strings.Contains(p.logs.String(), "announcing on the LAN") {
 		t.Errorf("the log does not say that the directory announces itself:\n%s", p.logs.String())
 	}
-}
-
-// inNamespace makes cmd run on host.
-func inNamespace(t *testing.T, cmd *exec.Cmd, host *netlab.Host) {
-	t.Helper()
-	ip, err := exec.LookPath("ip")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Args = append([]string{"ip", "netns", "exec", host.Namespace}, cmd.Args...)
-	cmd.Path = ip
 }

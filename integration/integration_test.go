@@ -26,8 +26,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(discovererRole) != "" {
+	switch {
+	case os.Getenv(discovererRole) != "":
 		os.Exit(runDiscoverer())
+	case os.Getenv(thingRole) != "":
+		os.Exit(runThing())
+	case os.Getenv(getRole) != "":
+		os.Exit(runGet())
 	}
 	pgtest.Main(m)
 }

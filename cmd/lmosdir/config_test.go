@@ -26,7 +26,10 @@ func TestConfigDefaults(t *testing.T) {
 			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second, GatewayPingInterval: 30 * time.Second,
 			GuardianTimeout: 2 * time.Second, TraceExporter: "none",
 		},
-		discoveryConfig: discoveryConfig{MDNS: true},
+		discoveryConfig: discoveryConfig{
+			MDNS: true, MDNSRegister: true, MDNSRecheck: time.Minute, MDNSFetchTimeout: 5 * time.Second,
+			MDNSFetchInterval: 10 * time.Second, MDNSMaxTDBytes: 1 << 20, MDNSMaxInstances: 1024,
+		},
 	}
 	if cfg != want {
 		t.Errorf("defaults\n got %+v\nwant %+v", cfg, want)
@@ -158,11 +161,25 @@ func TestDiscoveryConfig(t *testing.T) {
 	if _, err := parseConfig("serve", []string{"--mdns=false", "--mdns-interfaces", "no-such-interface0"}, io.Discard); err != nil {
 		t.Errorf("interfaces of a turned-off announcement are not looked up: %v", err)
 	}
-	cfg, err := parseConfig("serve", []string{"--mdns-interfaces", "lo"}, io.Discard)
+	for _, args := range [][]string{
+		{"--mdns-recheck", "500ms"},
+		{"--mdns-fetch-timeout", "0s"},
+		{"--mdns-fetch-interval", "-1s"},
+		{"--mdns-max-td-bytes", "0"},
+		{"--mdns-max-instances", "0"},
+	} {
+		if _, err := parseConfig("serve", args, io.Discard); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(args[0], "--")) {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+	cfg, err := parseConfig("serve", []string{"--mdns-interfaces", "lo", "--mdns-recheck", "2s", "--mdns-fetch-public"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ifaces, err := cfg.interfaces(); err != nil || len(ifaces) != 1 || ifaces[0].Name != "lo" {
 		t.Errorf("interfaces %v, %v", ifaces, err)
+	}
+	if cfg.MDNSRecheck != 2*time.Second || !cfg.MDNSFetchPublic {
+		t.Errorf("recheck %v, fetch public %v", cfg.MDNSRecheck, cfg.MDNSFetchPublic)
 	}
 }

@@ -36,6 +36,7 @@ func serve(ctx context.Context, cfg config) error {
 	defer flushSpans(stopTracing, log)
 	sayGoodbye := announce(cfg.discoveryConfig, listener.Addr(), baseURL, log)
 	defer sayGoodbye()
+	peers := registerFromLAN(ctx, cfg.discoveryConfig, dir, log)
 	api, err := httpapi.New(httpapi.Config{
 		BaseURL:         baseURL,
 		MaxBodyBytes:    cfg.MaxBodyBytes,
@@ -44,6 +45,7 @@ func serve(ctx context.Context, cfg config) error {
 		Version:         version,
 		EventKeepAlive:  cfg.EventsKeepAlive,
 		Gateway:         gw,
+		Peers:           peers,
 	}, dir, log)
 	if err != nil {
 		listener.Close()
