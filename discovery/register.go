@@ -172,6 +172,10 @@ func (r *Registrar) Run(ctx context.Context) {
 func (r *Registrar) handle(ctx context.Context, e Event) {
 	name := e.Instance.Name
 	if e.Instance.IsDirectory() {
+		// An instance that now says it is a directory is no longer a Thing of ours.
+		if t, ok := r.things[name]; ok {
+			r.forget(ctx, t)
+		}
 		r.handlePeer(e)
 		return
 	}

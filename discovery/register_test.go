@@ -380,6 +380,16 @@ func TestRegistrarListsPeerDirectories(t *testing.T) {
 	if things := lab.count(t); things != 0 {
 		t.Errorf("peer directories were registered as Things: %d", things)
 	}
+
+	// A Thing whose announcement turns into a directory's is removed and becomes a peer.
+	server := newThingServer(t, "127.0.0.1", thingTD("urn:x:turning", "turning"))
+	turning := instanceOn("turning", server)
+	lab.registrar.Handle(Event{Change: Found, Instance: turning})
+	lab.awaitTitle(t, "urn:x:turning", "turning")
+	turning.TXT = map[string]string{keyTD: directoryTDPath, keyType: typeDirectory}
+	lab.registrar.Handle(Event{Change: Updated, Instance: turning})
+	lab.awaitGone(t, "urn:x:turning")
+	await(t, "the new peer", func() bool { return len(lab.registrar.Peers()) == 3 })
 }
 
 func (lab *registrarLab) count(t *testing.T) int {
