@@ -39,6 +39,9 @@ type RegistrarOptions struct {
 	// FetchInterval is the least time between two fetches from one address, so that an
 	// announcer cannot make the directory fetch in a loop; 0: 10 s.
 	FetchInterval time.Duration
+	// MaxFetches is how many TDs are fetched at once, over all addresses; 0: 8. With
+	// MaxTDBytes it bounds the memory that fetching takes, however many Things announce.
+	MaxFetches int
 	// FetchPublic allows fetching TDs from public addresses; by default only loopback,
 	// private (RFC 1918, RFC 4193) and link-local addresses are used.
 	FetchPublic bool
@@ -60,6 +63,9 @@ func (o RegistrarOptions) withDefaults() RegistrarOptions {
 	}
 	if o.FetchInterval <= 0 {
 		o.FetchInterval = 10 * time.Second
+	}
+	if o.MaxFetches <= 0 {
+		o.MaxFetches = 8
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -165,7 +171,7 @@ func (r *Registrar) Run(ctx context.Context) {
 			r.settle(ctx, res)
 		case <-tick.C:
 		}
-		inFlight += r.fetchDue(ctx)
+		inFlight += r.fetchDue(ctx, r.opts.MaxFetches-inFlight)
 	}
 }
 
@@ -272,9 +278,9 @@ func (r *Registrar) checkDial(_, address string, _ syscall.RawConn) error {
 	return nil
 }
 
-// fetchDue starts fetching the TDs that are due, at most one at a time per address and
-// no more often than FetchInterval from one address, and returns how many it started.
-func (r *Registrar) fetchDue(ctx context.Context) int {
+// fetchDue starts fetching up to room TDs that are due, at most one at a time per address
+// and no more often than FetchInterval from one address, and returns how many it started.
+func (r *Registrar) fetchDue(ctx context.Context, room int) int {
 	now := time.Now()
 	for addr, at := range r.lastFetch {
 		if now.Sub(at) >= r.opts.FetchInterval {
@@ -283,6 +289,9 @@ func (r *Registrar) fetchDue(ctx context.Context) int {
 	}
 	started := 0
 	for name, t := range r.things {
+		if started == room {
+			break
+		}
 		if t.fetching || now.Before(t.due) {
 			continue
 		}

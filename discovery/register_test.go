@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -324,7 +325,50 @@ func TestRegistrarLimitsFetchesPerAddress(t *testing.T) {
 	if n := first.requests.Load(); n != 1 {
 		t.Errorf("the first announcer was fetched %d times within the interval", n)
 	}
-	lab.awaitTitle(t, "urn:x:first", "first")
+	if thing, err := lab.get("urn:x:first"); err != nil || !bytes.Contains(thing.Document, []byte(`"title":"first"`)) {
+		t.Errorf("the first Thing changed within the interval: %s %v", thing.Document, err)
+	}
+}
+
+// barrier returns once the registrar has handled every event passed before it: events are
+// handled in order, and a peer directory's shows at once.
+func (lab *registrarLab) barrier(t *testing.T) {
+	t.Helper()
+	name := fmt.Sprintf("barrier %d", time.Now().UnixNano())
+	lab.registrar.Handle(Event{Change: Found, Instance: Instance{Name: name, Port: 1, IPv4: []net.IP{net.IPv4(10, 9, 9, 9)}, TXT: map[string]string{keyTD: directoryTDPath, keyType: typeDirectory}}})
+	await(t, "the registrar to catch up", func() bool {
+		return slices.ContainsFunc(lab.registrar.Peers(), func(p Peer) bool { return p.Instance == name })
+	})
+}
+
+func TestRegistrarBoundsConcurrentFetches(t *testing.T) {
+	lab := newRegistrarLab(t, RegistrarOptions{MaxFetches: 2})
+	release := make(chan struct{})
+	releaseOnce := sync.OnceFunc(func() { close(release) })
+	// Registered after the servers' cleanups, so it runs first and lets held requests end.
+	defer releaseOnce()
+	var servers []*thingServer
+	for i := range 3 {
+		s := newThingServer(t, fmt.Sprintf("127.0.0.%d", i+1), thingTD(fmt.Sprintf("urn:x:held-%d", i), "held"))
+		s.hold = release
+		servers = append(servers, s)
+		lab.registrar.Handle(Event{Change: Found, Instance: instanceOn(fmt.Sprintf("held %d", i), s)})
+	}
+	requests := func() (n int32) {
+		for _, s := range servers {
+			n += s.requests.Load()
+		}
+		return n
+	}
+	await(t, "two fetches", func() bool { return requests() >= 2 })
+	lab.barrier(t)
+	if n := requests(); n != 2 {
+		t.Fatalf("%d fetches at once, want at most 2", n)
+	}
+	releaseOnce()
+	for i := range 3 {
+		lab.awaitTitle(t, fmt.Sprintf("urn:x:held-%d", i), "held")
+	}
 }
 
 func TestRegistrarRemovesAThingThatLeavesDuringItsFetch(t *testing.T) {
@@ -336,6 +380,7 @@ func TestRegistrarRemovesAThingThatLeavesDuringItsFetch(t *testing.T) {
 	lab.registrar.Handle(Event{Change: Found, Instance: leaving})
 	await(t, "the fetch", func() bool { return thing.requests.Load() == 1 })
 	lab.registrar.Handle(Event{Change: Gone, Instance: leaving, Reason: "silent"})
+	lab.barrier(t)
 	close(release)
 
 	// Registering another Thing afterwards shows that the first fetch has been settled.

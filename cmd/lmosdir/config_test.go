@@ -165,6 +165,7 @@ func TestDiscoveryConfig(t *testing.T) {
 		{"--mdns-recheck", "500ms"},
 		{"--mdns-fetch-timeout", "0s"},
 		{"--mdns-fetch-interval", "-1s"},
+		{"--mdns-fetch-interval", "0s"},
 		{"--mdns-max-td-bytes", "0"},
 		{"--mdns-max-instances", "0"},
 	} {

@@ -57,8 +57,8 @@ func (c *discoveryConfig) check() error {
 		return fmt.Errorf("mdns-recheck: %s is shorter than a second", c.MDNSRecheck)
 	case c.MDNSFetchTimeout <= 0:
 		return fmt.Errorf("mdns-fetch-timeout: %s is not positive", c.MDNSFetchTimeout)
-	case c.MDNSFetchInterval < 0:
-		return fmt.Errorf("mdns-fetch-interval: %s is negative", c.MDNSFetchInterval)
+	case c.MDNSFetchInterval <= 0:
+		return fmt.Errorf("mdns-fetch-interval: %s is not positive", c.MDNSFetchInterval)
 	case c.MDNSMaxTDBytes <= 0:
 		return fmt.Errorf("mdns-max-td-bytes: %d is not positive", c.MDNSMaxTDBytes)
 	case c.MDNSMaxInstances <= 0:
