@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -14,7 +15,11 @@ import (
 // BenchmarkRelay times an invokeAction and its reply through a session and the shared
 // WebSocket connection to a real agent; in parallel, that many sessions relay at once.
 func BenchmarkRelay(b *testing.B) {
-	f, _ := newAgentFixture(b, func(c *gateway.Config) { c.Tracer = sdktrace.NewTracerProvider().Tracer("bench") })
+	f, _ := newAgentFixture(b, func(c *gateway.Config) {
+		c.Tracer = sdktrace.NewTracerProvider().Tracer("bench")
+		// The rate limit would answer most of the loop with 429s, and time refusals.
+		c.MessagesPerSecond = 1e9
+	})
 	b.Run("sequential", func(b *testing.B) {
 		s := f.gw.Open(gateway.Consumer{})
 		defer s.Close()
@@ -37,7 +42,8 @@ func BenchmarkRelay(b *testing.B) {
 func relayOnce(b *testing.B, s *gateway.Session) {
 	frame := fmt.Sprintf(`{"thingId":%q,"messageId":%q,"messageType":"invokeAction","action":"echo","input":{"text":"What is the weather in New York tomorrow?"}}`, agentID, uuid.NewString())
 	s.Handle(context.Background(), []byte(frame))
-	if r := <-s.Replies(); !r.Final {
-		b.Fatalf("reply %s is not the last", r.Data)
+	r := <-s.Replies()
+	if !r.Final || !bytes.Contains(r.Data, []byte(`"messageType":"actionStatus"`)) || !bytes.Contains(r.Data, []byte(`"status":"completed"`)) {
+		b.Fatalf("reply %s is not the action's completion", r.Data)
 	}
 }
