@@ -136,7 +136,7 @@ func (b *bench) exchange(ctx context.Context, name, endpoint string, conns int, 
 func dialLMOS(ctx context.Context, endpoint string) (*websocket.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, gatewayDialTimeout)
 	defer cancel()
-	c, resp, err := websocket.Dial(ctx, endpoint, &websocket.DialOptions{Subprotocols: []string{"lmosprotocol"}})
+	c, resp, err := websocket.Dial(ctx, endpoint, &websocket.DialOptions{Subprotocols: []string{lmos.Subprotocol}})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
@@ -236,7 +236,7 @@ func echoServer() *http.Server {
 func echoURL(addr net.Addr) string { return "ws://" + addr.String() + "/agent" }
 
 func serveEcho(w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"lmosprotocol"}})
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{lmos.Subprotocol}})
 	if err != nil {
 		return
 	}

@@ -22,9 +22,6 @@ import (
 )
 
 const (
-	// gatewaySubprotocol is the WebSocket subprotocol of LMOS; the gateway refuses a
-	// handshake without it.
-	gatewaySubprotocol = "lmosprotocol"
 	// maxGatewayFrameBytes bounds one message received over the WebSocket, like
 	// maxEventBytes bounds one event of a stream.
 	maxGatewayFrameBytes = 16 << 20
@@ -110,7 +107,7 @@ func (c *Client) DialGateway(ctx context.Context, opts GatewayOptions) (*Gateway
 	//nolint:bodyclose // the library closes the handshake's body itself
 	ws, resp, err := websocket.Dial(ctx, target.String(), &websocket.DialOptions{
 		HTTPClient:   c.http,
-		Subprotocols: []string{gatewaySubprotocol},
+		Subprotocols: []string{lmos.Subprotocol},
 	})
 	if err != nil {
 		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
@@ -121,12 +118,12 @@ func (c *Client) DialGateway(ctx context.Context, opts GatewayOptions) (*Gateway
 		}
 		return nil, fmt.Errorf("lmos gateway %s: %w", target.Redacted(), err)
 	}
-	if ws.Subprotocol() != gatewaySubprotocol {
+	if ws.Subprotocol() != lmos.Subprotocol {
 		// Without the agreement the peer is some other WebSocket service, which would not
 		// understand a message, or behind a proxy that dropped the header; either may not
 		// answer a close handshake, so there is none.
 		_ = ws.CloseNow()
-		return nil, fmt.Errorf("lmos gateway %s: the server did not agree to the subprotocol %s", target.Redacted(), gatewaySubprotocol)
+		return nil, fmt.Errorf("lmos gateway %s: the server did not agree to the subprotocol %s", target.Redacted(), lmos.Subprotocol)
 	}
 	ws.SetReadLimit(maxGatewayFrameBytes)
 	g := &GatewayConn{ws: ws, done: make(chan struct{}), requests: map[string]*gatewayRequest{}}
@@ -172,7 +169,7 @@ func (g *GatewayConn) route(data []byte) {
 		case r.replies <- m:
 			// Forgetting the request now lets later replies count as for nobody and frees
 			// its key for a new request before the caller has even seen the reply.
-			if r.single || isFinal(m) {
+			if r.single || m.Ends() {
 				delete(g.requests, key)
 			}
 		default:
@@ -317,7 +314,7 @@ func (g *GatewayConn) Call(ctx context.Context, m *lmos.Message) (*lmos.Message,
 			return nil, err
 		case reply == nil:
 			return nil, ctx.Err()
-		case r.single || isFinal(reply):
+		case r.single || reply.Ends():
 			return reply, nil
 		}
 	}
@@ -351,7 +348,7 @@ func (g *GatewayConn) Stream(ctx context.Context, m *lmos.Message) iter.Seq2[*lm
 				return
 			case reply == nil:
 				return
-			case !yield(reply, nil) || isFinal(reply):
+			case !yield(reply, nil) || reply.Ends():
 				return
 			}
 		}
@@ -391,21 +388,6 @@ func (g *GatewayConn) Close() error {
 // would wait for in vain.
 func expectsNoReply(t lmos.Type) bool {
 	return t == lmos.TypeUnsubscribeEvent || t == lmos.TypeUnsubscribeAllEvents || t == lmos.TypeUnobserveProperty
-}
-
-// isFinal reports whether m is the last reply to its request: an error, or an actionStatus
-// whose action is over.
-func isFinal(m *lmos.Message) bool {
-	switch body := m.Body.(type) {
-	case *lmos.Error:
-		return true
-	case *lmos.ActionStatus:
-		switch body.Status {
-		case "completed", "failed", "cancelled", "canceled": //nolint:misspell // Things write either
-			return true
-		}
-	}
-	return false
 }
 
 // SendMessage posts one message for the Thing thingID to the gateway's HTTP endpoint and
@@ -515,7 +497,7 @@ func readReplies(events *eventReader, yield func(*lmos.Message, error) bool) err
 		if err != nil {
 			return fmt.Errorf("lmos gateway: an invalid reply: %w", err)
 		}
-		if !yield(reply, nil) || isFinal(reply) {
+		if !yield(reply, nil) || reply.Ends() {
 			return nil
 		}
 	}

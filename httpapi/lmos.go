@@ -34,13 +34,13 @@ func (s *Server) lmosSocket(c *echo.Context) error {
 	}
 	if !headerHasToken(req.Header, "Connection", "upgrade") || !headerHasToken(req.Header, "Upgrade", "websocket") {
 		c.Response().Header().Set("Upgrade", "websocket")
-		return errorf(http.StatusUpgradeRequired, "/lmos is a WebSocket endpoint: open it with a WebSocket handshake and the subprotocol %s", gateway.Subprotocol)
+		return errorf(http.StatusUpgradeRequired, "/lmos is a WebSocket endpoint: open it with a WebSocket handshake and the subprotocol %s", lmos.Subprotocol)
 	}
-	if !headerHasToken(req.Header, "Sec-WebSocket-Protocol", gateway.Subprotocol) {
-		return errorf(http.StatusBadRequest, "the WebSocket subprotocol %s is required (Sec-WebSocket-Protocol)", gateway.Subprotocol)
+	if !headerHasToken(req.Header, "Sec-WebSocket-Protocol", lmos.Subprotocol) {
+		return errorf(http.StatusBadRequest, "the WebSocket subprotocol %s is required (Sec-WebSocket-Protocol)", lmos.Subprotocol)
 	}
 	conn, err := websocket.Accept(c.Response(), req, &websocket.AcceptOptions{
-		Subprotocols: []string{gateway.Subprotocol},
+		Subprotocols: []string{lmos.Subprotocol},
 		// Consumers in web pages of any origin may connect: the gateway holds no cookies
 		// or credentials that a foreign page could borrow.
 		InsecureSkipVerify: true,

@@ -52,7 +52,7 @@ func (f *fixture) dialLMOS(query string) *websocket.Conn {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.url, "http")+"/lmos"+query, &websocket.DialOptions{Subprotocols: []string{gateway.Subprotocol}})
+	conn, res, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(f.url, "http")+"/lmos"+query, &websocket.DialOptions{Subprotocols: []string{lmos.Subprotocol}})
 	if res != nil && res.Body != nil {
 		res.Body.Close()
 	}
@@ -60,7 +60,7 @@ func (f *fixture) dialLMOS(query string) *websocket.Conn {
 		f.t.Fatal(err)
 	}
 	f.t.Cleanup(func() { _ = conn.CloseNow() })
-	if conn.Subprotocol() != gateway.Subprotocol {
+	if conn.Subprotocol() != lmos.Subprotocol {
 		f.t.Fatalf("subprotocol %q", conn.Subprotocol())
 	}
 	return conn

@@ -6,6 +6,31 @@ import (
 	"github.com/google/uuid"
 )
 
+// Subprotocol is the WebSocket subprotocol of LMOS, spoken by consumers, gateways and
+// Things.
+const Subprotocol = "lmosprotocol"
+
+// Ends reports whether m is the last reply to its request: an error, or an actionStatus
+// whose action is over.
+func (m *Message) Ends() bool {
+	switch body := m.Body.(type) {
+	case *Error:
+		return true
+	case *ActionStatus:
+		return body.Over()
+	}
+	return false
+}
+
+// Over reports whether the action is over: completed, failed or canceled (either spelling).
+func (s *ActionStatus) Over() bool {
+	switch s.Status {
+	case "completed", "failed", "canceled", "cancelled": //nolint:misspell // Things write either
+		return true
+	}
+	return false
+}
+
 // ErrorTypeUnspecified is the error type URI that RFC 9457, whose problem
 // details the LMOS error message follows, gives errors without a more
 // specific type; the title then summarizes the status code.

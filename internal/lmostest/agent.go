@@ -57,7 +57,7 @@ func NewAgent(t testing.TB) *Agent {
 func (a *Agent) URL() string { return "ws" + strings.TrimPrefix(a.server.URL, "http") + "/agent" }
 
 func (a *Agent) serve(w http.ResponseWriter, r *http.Request) {
-	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"lmosprotocol"}})
+	conn, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{lmos.Subprotocol}})
 	if err != nil {
 		return
 	}

@@ -88,14 +88,6 @@ func classify(m *lmos.Message, th *target.Thing) (kind routeKind, name string, f
 	}
 }
 
-// terminalStatuses end an action's stream of statuses.
-var terminalStatuses = map[string]bool{
-	"completed": true,
-	"failed":    true,
-	"canceled":  true,
-	"cancelled": true, //nolint:misspell // agents write the British spelling too
-}
-
 // route connects a forwarded request to the consumer that sent it: replies carrying its
 // key as correlation id go back with the consumer's own correlation id.
 type route struct {
@@ -171,7 +163,7 @@ func (r *route) deliver(m *lmos.Message) {
 		r.stopTimer()
 	}
 	final := r.kind == routeSingle || m.Type() == lmos.TypeError
-	if status, ok := m.Body.(*lmos.ActionStatus); ok && r.kind == routeProgress && terminalStatuses[status.Status] {
+	if status, ok := m.Body.(*lmos.ActionStatus); ok && r.kind == routeProgress && status.Over() {
 		final = true
 	}
 	m.CorrelationID = r.replyTo

@@ -14,9 +14,6 @@ import (
 	"github.com/lmosdir/lmosdir/lmos"
 )
 
-// Subprotocol is the WebSocket subprotocol of LMOS, spoken with consumers and Things.
-const Subprotocol = "lmosprotocol"
-
 // minUpstreamReadLimit lets a Thing's replies be larger than what consumers may send: an
 // action's output is often bigger than its input.
 const minUpstreamReadLimit = 16 << 20
@@ -79,7 +76,7 @@ func (c *upstreamConn) dial() {
 	g := c.pool.g
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.ConnectTimeout)
 	defer cancel()
-	conn, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: g.http, Subprotocols: []string{Subprotocol}})
+	conn, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: g.http, Subprotocols: []string{lmos.Subprotocol}})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
@@ -88,7 +85,7 @@ func (c *upstreamConn) dial() {
 		c.err = fmt.Errorf("no connection within %s", g.cfg.ConnectTimeout)
 	case err != nil:
 		c.err = err
-	case conn.Subprotocol() != Subprotocol:
+	case conn.Subprotocol() != lmos.Subprotocol:
 		conn.Close(websocket.StatusProtocolError, "the subprotocol lmosprotocol is required")
 		c.err = errors.New("the Thing did not agree to the subprotocol lmosprotocol")
 	}

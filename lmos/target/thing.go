@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/td"
 )
 
@@ -293,7 +294,7 @@ func resolveHref(v any, base *url.URL) (*url.URL, bool) {
 func (t *Thing) LMOSEndpoint(affordanceForms []Form) (*url.URL, bool) {
 	for _, forms := range [2][]Form{affordanceForms, t.Forms} {
 		for _, f := range forms {
-			if f.Href != nil && f.Subprotocol == "lmosprotocol" && (f.Href.Scheme == "ws" || f.Href.Scheme == "wss") {
+			if f.Href != nil && f.Subprotocol == lmos.Subprotocol && (f.Href.Scheme == "ws" || f.Href.Scheme == "wss") {
 				return f.Href, true
 			}
 		}
