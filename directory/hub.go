@@ -37,6 +37,7 @@ type eventHub struct {
 	mu      sync.Mutex
 	running bool
 	last    int64 // the greatest id handed to the subscribers
+	rewinds int   // how often the log was found to have lost events it had delivered
 	subs    map[*Subscription]struct{}
 	count   int // subscriptions open, joined or catching up
 }
@@ -97,15 +98,16 @@ func (s *Service) RunEvents(ctx context.Context, log *slog.Logger) error {
 		case <-h.wake:
 		case <-retry.C:
 		}
-		if err := h.deliver(ctx); err != nil && ctx.Err() == nil {
+		if err := h.deliver(ctx, log); err != nil && ctx.Err() == nil {
 			log.Error("reading the event log", "error", err)
 			retry.Reset(time.Second)
 		}
 	}
 }
 
-// deliver hands every event after the last delivered one to the subscribers.
-func (h *eventHub) deliver(ctx context.Context) error {
+// deliver hands every event after the last delivered one to the subscribers. When there
+// are none it checks that the log has not lost any of those it delivered.
+func (h *eventHub) deliver(ctx context.Context, log *slog.Logger) error {
 	for {
 		h.mu.Lock()
 		after := h.last
@@ -117,10 +119,40 @@ func (h *eventHub) deliver(ctx context.Context) error {
 			h.publish(&e)
 			return nil
 		})
-		if err != nil || n < hubBatch {
+		switch {
+		case err != nil:
 			return err
+		case n == 0:
+			return h.checkRewound(ctx, log)
+		case n < hubBatch:
+			return nil
 		}
 	}
+}
+
+// checkRewound ends every subscription when the event log's newest id is below the last
+// one delivered. The database has then lost events it had recorded (restored from a
+// backup, or failed over to a replica that was behind) and will give their ids to new
+// events: a subscriber would skip those as already seen. Ended with ErrEventsGone, it
+// comes back with its Last-Event-ID, is told that those events are gone, and starts over.
+func (h *eventHub) checkRewound(ctx context.Context, log *slog.Logger) error {
+	l, err := h.store.EventLog(ctx)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if l.Newest >= h.last {
+		return nil
+	}
+	log.Error("the event log lost events it had delivered; every subscription ends", "delivered", h.last, "newest", l.Newest)
+	h.last = l.Newest
+	h.rewinds++
+	for sub := range h.subs {
+		delete(h.subs, sub)
+		sub.end(ErrEventsGone)
+	}
+	return nil
 }
 
 func (h *eventHub) publish(e *Event) {
@@ -163,6 +195,7 @@ type Subscription struct {
 	joined  bool
 
 	// Set by the hub under its lock.
+	rewinds  int         // the hub's count when the subscription opened
 	joinedAt int64       // the hub's last id when the subscription joined
 	live     chan *Event // from the hub once joined
 	ended    chan struct{}
@@ -198,7 +231,7 @@ func (s *Service) Subscribe(ctx context.Context, lastEventID *int64, filter Even
 		return nil, ErrTooManySubscribers
 	}
 	h.count++
-	return &Subscription{hub: h, filter: filter, pos: pos, live: make(chan *Event, h.buffer), ended: make(chan struct{})}, nil
+	return &Subscription{hub: h, filter: filter, pos: pos, rewinds: h.rewinds, live: make(chan *Event, h.buffer), ended: make(chan struct{})}, nil
 }
 
 // Ended is closed when the subscription can deliver no more: its consumer was too slow,
@@ -274,9 +307,13 @@ func (sub *Subscription) catchUp(ctx context.Context) error {
 		return sub.endErr
 	default:
 	}
-	if !h.running {
+	switch {
+	case !h.running:
 		sub.end(ErrEventsStopped)
 		return ErrEventsStopped
+	case sub.rewinds != h.rewinds: // its position may name an event the log lost
+		sub.end(ErrEventsGone)
+		return ErrEventsGone
 	}
 	if sub.pos < h.last {
 		return nil // the hub went ahead meanwhile: read what it delivered

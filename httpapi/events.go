@@ -67,9 +67,9 @@ func (s *Server) streamEvents(c *echo.Context) error {
 	if err := rc.Flush(); err != nil {
 		return nil // the client is gone
 	}
-	done := make(chan struct{})
-	defer close(done)
+	done, finished := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(finished)
 		// A write blocked on a client that stopped reading returns at once when the
 		// subscription ends, instead of holding the connection until the write timeout.
 		select {
@@ -77,6 +77,11 @@ func (s *Server) streamEvents(c *echo.Context) error {
 			_ = rc.SetWriteDeadline(time.Now())
 		case <-done:
 		}
+	}()
+	// The response is the server's again once the handler returns: nothing may touch it then.
+	defer func() {
+		close(done)
+		<-finished
 	}()
 	st := eventStream{
 		server: s, sub: sub, rc: rc, diff: diff,

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/lmosdir/lmosdir/client"
 	"github.com/lmosdir/lmosdir/internal/pgtest"
@@ -194,6 +197,9 @@ func TestEventsSurviveDatabaseRestart(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	if res, body := request(t, "GET", b.url+"/things/urn:restart:before", "", nil); res.StatusCode != 200 {
+		t.Fatalf("the Thing registered before the crash: %d %s", res.StatusCode, body)
+	}
 	onA.expectCreated("urn:restart:after")
 	put(t, a.url, "urn:restart:local")
 	onA.expectCreated("urn:restart:local")
@@ -226,4 +232,54 @@ func TestEventsReplayAfterRestart(t *testing.T) {
 	ascending(t, append(seen, replayed...))
 	put(t, second.url, "urn:replay:3")
 	resumed.expectCreated("urn:replay:3")
+}
+
+// TestEventsAfterTheDatabaseLostEvents: the database comes back without the last events it
+// recorded, as after a restore from a backup, and gives their ids to new events. A
+// subscriber that saw the lost events is told they are gone rather than skipping the new
+// ones; a new subscription receives the new events.
+func TestEventsAfterTheDatabaseLostEvents(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	p := serve(t, db)
+	p.waitHealthy(t)
+	old := follow(t, p.url, client.EventsQuery{})
+	old.subscribed(t, p.url)
+	put(t, p.url, "urn:lost:kept")
+	kept := old.expectCreated("urn:lost:kept")[0]
+	put(t, p.url, "urn:lost:0")
+	put(t, p.url, "urn:lost:1")
+	old.expectCreated("urn:lost:0", "urn:lost:1")
+
+	keptID, err := strconv.ParseInt(kept.ID, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	conn, err := pgx.Connect(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	if _, err := conn.Exec(ctx, `DELETE FROM events WHERE id > $1`, keptID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT setval('events_id_seq', $1)`, keptID); err != nil {
+		t.Fatal(err)
+	}
+
+	put(t, p.url, "urn:lost:after")
+	select {
+	case e := <-old.events:
+		t.Fatalf("event %s %s %s for a subscriber whose last events were lost", e.ID, e.Type, e.ThingID)
+	case err := <-old.errs:
+		if !errors.Is(err, client.ErrEventsExpired) {
+			t.Fatalf("the subscriber's stream ended with %v, want client.ErrEventsExpired", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the subscriber was not told within 60 s")
+	}
+	fresh := follow(t, p.url, client.EventsQuery{})
+	fresh.subscribed(t, p.url)
+	put(t, p.url, "urn:lost:later")
+	fresh.expectCreated("urn:lost:later")
 }
