@@ -104,7 +104,5 @@ func TestDirectoryAnnouncedOnTheLAN(t *testing.T) {
 	if err != nil || len(lines) != 2 || lines[0] != fmt.Sprintf("http://%s:%d", server.IP, port) || lines[1] == "" {
 		t.Fatalf("client.DiscoverDirectory, then the TD there: %q, %v", out, err)
 	}
-	if !strings.Contains(p.logs.String(), "announcing on the LAN") {
-		t.Errorf("the log does not say that the directory announces itself:\n%s", p.logs.String())
-	}
+	p.waitLogged(t, "announcing on the LAN")
 }

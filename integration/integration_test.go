@@ -179,6 +179,30 @@ func start(t *testing.T, cmd *osexec.Cmd, url string) *process {
 	return p
 }
 
+// waitLogged waits until the process's log holds each of wants, and reports those it still
+// lacks after 10 s. The log arrives through a pipe, so a line may trail what it tells of.
+func (p *process) waitLogged(t *testing.T, wants ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		logs := p.logs.String()
+		var missing []string
+		for _, want := range wants {
+			if !strings.Contains(logs, want) {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("the log lacks %q:\n%s", missing, logs)
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // waitHealthy polls /healthz until the process serves HTTP.
 func (p *process) waitHealthy(t *testing.T) {
 	t.Helper()
@@ -398,7 +422,5 @@ func TestExpiredThingsArePurged(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if !strings.Contains(p.logs.String(), "purged expired things") {
-		t.Errorf("the purge was not logged:\n%s", p.logs.String())
-	}
+	p.waitLogged(t, "purged expired things")
 }

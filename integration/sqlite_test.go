@@ -86,9 +86,8 @@ func TestEmbeddedStoreIsDefaultAndExclusive(t *testing.T) {
 	if _, err := os.Stat(db); err != nil {
 		t.Fatalf("the default data file: %v", err)
 	}
-	if logs := p.logs.String(); !strings.Contains(logs, db) || !strings.Contains(logs, "http://localhost:") {
-		t.Errorf("the start log does not say where the data lives and which URL to open:\n%s", logs)
-	}
+	// The start log says where the data lives and which URL to open.
+	p.waitLogged(t, db, "http://localhost:")
 
 	// A second process on the same file fails at once with a clear message.
 	start := time.Now()
