@@ -52,9 +52,11 @@ type gatewayConfig struct {
 	GatewayMaxMessage     int
 	GatewayRate           float64
 	GatewayMaxInFlight    int
+	GatewayMaxWaiting     int
 	GatewayMaxSubs        int
 	GatewayConnectTimeout time.Duration
 	GatewayReplyTimeout   time.Duration
+	GatewayActionTimeout  time.Duration
 	GatewayPingInterval   time.Duration
 	GatewayAllowHosts     string
 	GuardianURL           string

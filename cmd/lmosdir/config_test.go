@@ -22,8 +22,8 @@ func TestConfigDefaults(t *testing.T) {
 		ExpandWorkers: max(1, runtime.GOMAXPROCS(0)/2), QueryTimeout: 5 * time.Second, MaxResultBytes: 16 << 20,
 		EventsRetention: 24 * time.Hour, EventsKeepAlive: 25 * time.Second, EventsBuffer: 256, EventsMaxSubs: 10000,
 		gatewayConfig: gatewayConfig{
-			GatewayMaxMessage: 1 << 20, GatewayRate: 1000, GatewayMaxInFlight: 10000, GatewayMaxSubs: 256,
-			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second, GatewayPingInterval: 30 * time.Second,
+			GatewayMaxMessage: 1 << 20, GatewayRate: 1000, GatewayMaxInFlight: 10000, GatewayMaxWaiting: 256, GatewayMaxSubs: 256,
+			GatewayConnectTimeout: 5 * time.Second, GatewayReplyTimeout: 30 * time.Second, GatewayActionTimeout: 15 * time.Minute, GatewayPingInterval: 30 * time.Second,
 			GuardianTimeout: 2 * time.Second, TraceExporter: "none",
 		},
 		discoveryConfig: discoveryConfig{
@@ -144,6 +144,8 @@ func TestGatewayConfig(t *testing.T) {
 		{"--trace-exporter", "otlp", "--trace-endpoint", "http://"},
 		{"--gateway-rate", "0"},
 		{"--gateway-reply-timeout", "0s"},
+		{"--gateway-action-timeout", "0s"},
+		{"--gateway-max-inflight-per-connection", "0"},
 	} {
 		if _, err := parseConfig("serve", args, io.Discard); err == nil {
 			t.Errorf("%v was accepted", args)

@@ -33,9 +33,11 @@ func (c *gatewayConfig) addFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.GatewayMaxMessage, "gateway-max-message", gateway.DefaultMaxMessageBytes, "largest LMOS message a consumer may send, in bytes")
 	fs.Float64Var(&c.GatewayRate, "gateway-rate", gateway.DefaultMessagesPerSecond, "LMOS messages per second one consumer connection may send (bursts of twice as many)")
 	fs.IntVar(&c.GatewayMaxInFlight, "gateway-max-inflight", gateway.DefaultMaxInFlight, "requests waiting for a Thing's reply, over all consumers")
+	fs.IntVar(&c.GatewayMaxWaiting, "gateway-max-inflight-per-connection", gateway.DefaultMaxWaiting, "requests one consumer connection may have waiting for a Thing's reply")
 	fs.IntVar(&c.GatewayMaxSubs, "gateway-max-subscriptions", gateway.DefaultMaxSubscriptions, "event subscriptions and property observations per consumer connection")
 	fs.DurationVar(&c.GatewayConnectTimeout, "gateway-connect-timeout", gateway.DefaultConnectTimeout, "longest wait for a connection to a Thing")
 	fs.DurationVar(&c.GatewayReplyTimeout, "gateway-reply-timeout", gateway.DefaultReplyTimeout, "longest wait for a Thing's first reply to a request")
+	fs.DurationVar(&c.GatewayActionTimeout, "gateway-action-timeout", gateway.DefaultActionTimeout, "longest an action is followed after its first status; then the consumer gets a 504")
 	fs.DurationVar(&c.GatewayPingInterval, "gateway-ping-interval", gateway.DefaultPingInterval, "how often WebSocket peers (Things and consumers) are pinged; one silent for --gateway-connect-timeout is dropped")
 	fs.StringVar(&c.GatewayAllowHosts, "gateway-allow-hosts", "", "comma-separated host patterns (*.example.com, 10.0.0.*) the gateway may connect to; empty: any host a registered TD names")
 	fs.StringVar(&c.GuardianURL, "guardian-url", "", "URL of an AOS guardian asked before every invokeAction (empty: none)")
@@ -47,10 +49,10 @@ func (c *gatewayConfig) addFlags(fs *flag.FlagSet) {
 
 func (c *gatewayConfig) check() error {
 	switch {
-	case c.GatewayMaxMessage <= 0 || c.GatewayRate <= 0 || c.GatewayMaxInFlight <= 0 || c.GatewayMaxSubs <= 0:
-		return errors.New("gateway-max-message, gateway-rate, gateway-max-inflight and gateway-max-subscriptions must be positive")
-	case c.GatewayConnectTimeout <= 0 || c.GatewayReplyTimeout <= 0 || c.GatewayPingInterval <= 0 || c.GuardianTimeout <= 0:
-		return errors.New("gateway-connect-timeout, gateway-reply-timeout, gateway-ping-interval and guardian-timeout must be positive")
+	case c.GatewayMaxMessage <= 0 || c.GatewayRate <= 0 || c.GatewayMaxInFlight <= 0 || c.GatewayMaxWaiting <= 0 || c.GatewayMaxSubs <= 0:
+		return errors.New("gateway-max-message, gateway-rate, gateway-max-inflight, gateway-max-inflight-per-connection and gateway-max-subscriptions must be positive")
+	case c.GatewayConnectTimeout <= 0 || c.GatewayReplyTimeout <= 0 || c.GatewayActionTimeout <= 0 || c.GatewayPingInterval <= 0 || c.GuardianTimeout <= 0:
+		return errors.New("gateway-connect-timeout, gateway-reply-timeout, gateway-action-timeout, gateway-ping-interval and guardian-timeout must be positive")
 	}
 	switch c.TraceExporter {
 	case traceExporterNone, traceExporterStdout, traceExporterOTLP:
@@ -81,9 +83,11 @@ func newGateway(ctx context.Context, c gatewayConfig, dir *directory.Service, ba
 		MaxMessageBytes:   c.GatewayMaxMessage,
 		MessagesPerSecond: c.GatewayRate,
 		MaxInFlight:       c.GatewayMaxInFlight,
+		MaxWaiting:        c.GatewayMaxWaiting,
 		MaxSubscriptions:  c.GatewayMaxSubs,
 		ConnectTimeout:    c.GatewayConnectTimeout,
 		ReplyTimeout:      c.GatewayReplyTimeout,
+		ActionTimeout:     c.GatewayActionTimeout,
 		PingInterval:      c.GatewayPingInterval,
 		AllowedHosts:      commaList(c.GatewayAllowHosts),
 		GuardianTimeout:   c.GuardianTimeout,

@@ -22,7 +22,8 @@ import (
 // Agent is an LMOS agent on a real WebSocket: it answers every request type, keeps
 // subscriptions by correlation id, and records what it receives. Its actions: echo (the
 // input as output), progress (two pending statuses, then completed), fail (an error), die
-// (drops the connection), freeze (stops reading, as a hung agent) and silent (no reply).
+// (drops the connection), freeze (stops reading, as a hung agent), silent (no reply) and
+// stall (one pending status, then nothing).
 type Agent struct {
 	t        testing.TB
 	server   *httptest.Server
@@ -102,6 +103,8 @@ func (a *Agent) answer(conn *websocket.Conn, m *lmos.Message) {
 		case "fail":
 			reply := lmos.NewError(m, http.StatusInternalServerError, "Internal Server Error", "the tool broke")
 			a.send(conn, reply, m.Spelling())
+		case "stall":
+			a.reply(conn, m, &lmos.ActionStatus{Action: b.Action, Status: "pending"})
 		case "die":
 			_ = conn.CloseNow()
 		}
@@ -239,6 +242,7 @@ func AgentTD(id, endpoint string) string {
 		`"fail":{"forms":` + form + `},` +
 		`"die":{"forms":` + form + `},` +
 		`"freeze":{"forms":` + form + `},` +
-		`"silent":{"forms":` + form + `}},` +
+		`"silent":{"forms":` + form + `},` +
+		`"stall":{"forms":` + form + `}},` +
 		`"events":{"alert":{"data":{"type":"string"},"forms":` + form + `},"tick":{"forms":` + form + `}}}`
 }

@@ -28,9 +28,11 @@ const (
 	DefaultMaxMessageBytes   = 1 << 20
 	DefaultMessagesPerSecond = 1000
 	DefaultMaxInFlight       = 10000
+	DefaultMaxWaiting        = 256
 	DefaultMaxSubscriptions  = 256
 	DefaultConnectTimeout    = 5 * time.Second
 	DefaultReplyTimeout      = 30 * time.Second
+	DefaultActionTimeout     = 15 * time.Minute
 	DefaultIdleTimeout       = 2 * time.Minute
 	DefaultGuardianTimeout   = 2 * time.Second
 	DefaultPingInterval      = 30 * time.Second
@@ -51,6 +53,9 @@ type Config struct {
 	MessagesPerSecond float64
 	// MaxInFlight bounds the requests waiting for their Thing's reply, over all consumers.
 	MaxInFlight int
+	// MaxWaiting bounds the requests one consumer connection may have waiting, so that a
+	// single consumer cannot take every in-flight slot.
+	MaxWaiting int
 	// MaxSubscriptions bounds the event subscriptions and property observations one
 	// consumer connection may hold.
 	MaxSubscriptions int
@@ -58,6 +63,10 @@ type Config struct {
 	ConnectTimeout time.Duration
 	// ReplyTimeout bounds the wait for a Thing's first reply to a request.
 	ReplyTimeout time.Duration
+	// ActionTimeout bounds how long an action is followed after its first status: one
+	// that never reaches a final status would otherwise hold its in-flight slot for as
+	// long as its consumer stays.
+	ActionTimeout time.Duration
 	// IdleTimeout closes an upstream connection that carried nothing for this long.
 	IdleTimeout time.Duration
 	// PingInterval is how often WebSocket peers, Things and consumers, are pinged; one
@@ -87,9 +96,11 @@ func (c *Config) applyDefaults() {
 	setDefault(&c.MaxMessageBytes, DefaultMaxMessageBytes)
 	setDefault(&c.MessagesPerSecond, DefaultMessagesPerSecond)
 	setDefault(&c.MaxInFlight, DefaultMaxInFlight)
+	setDefault(&c.MaxWaiting, DefaultMaxWaiting)
 	setDefault(&c.MaxSubscriptions, DefaultMaxSubscriptions)
 	setDefault(&c.ConnectTimeout, DefaultConnectTimeout)
 	setDefault(&c.ReplyTimeout, DefaultReplyTimeout)
+	setDefault(&c.ActionTimeout, DefaultActionTimeout)
 	setDefault(&c.IdleTimeout, DefaultIdleTimeout)
 	setDefault(&c.GuardianTimeout, DefaultGuardianTimeout)
 	setDefault(&c.PingInterval, DefaultPingInterval)

@@ -246,6 +246,30 @@ func TestReplyTimeout(t *testing.T) {
 	c.errorReply(http.StatusGatewayTimeout, messageID)
 }
 
+// TestActionTimeout: an action that never reaches a final status is given up after the
+// action timeout, and its in-flight slot is free again.
+func TestActionTimeout(t *testing.T) {
+	f, agent := newAgentFixture(t, func(c *gateway.Config) {
+		c.MaxInFlight, c.ReplyTimeout, c.ActionTimeout = 1, 50*time.Millisecond, time.Second
+	})
+	c := f.open(t, gateway.Consumer{})
+	messageID, _ := c.send(agentID, `"messageType":"invokeAction","action":"stall"`)
+	agent.Next(t)
+	if reply, r := c.reply(); reply.Type() != lmos.TypeActionStatus || r.Final {
+		t.Fatalf("first reply %s (final %t), want the pending status", reply.Type(), r.Final)
+	}
+	// The reply timeout no longer applies once the Thing has answered.
+	time.Sleep(200 * time.Millisecond)
+	c.noReply()
+	if e := c.errorReply(http.StatusGatewayTimeout, messageID); !strings.Contains(e.Detail, "did not finish within 1s") {
+		t.Errorf("detail %q", e.Detail)
+	}
+	c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
+	if reply, _ := c.reply(); reply.Type() != lmos.TypePropertyReading {
+		t.Errorf("after the action timed out: %s, want its slot free", reply.Type())
+	}
+}
+
 func TestConnectFailure(t *testing.T) {
 	f := newFixture(t, func(c *gateway.Config) { c.ConnectTimeout = time.Second })
 	f.register(t, agentID, lmostest.AgentTD(agentID, "ws://127.0.0.1:1/agent"))
@@ -356,6 +380,27 @@ func TestMaxInFlight(t *testing.T) {
 	d.send(agentID, `"messageType":"readProperty","name":"temperature"`)
 	if reply, _ := d.reply(); reply.Type() != lmos.TypePropertyReading {
 		t.Errorf("after the waiting request's consumer left: %s", reply.Type())
+	}
+}
+
+// TestMaxWaitingPerConnection: one connection cannot take every in-flight slot; another
+// still gets through.
+func TestMaxWaitingPerConnection(t *testing.T) {
+	f, agent := newAgentFixture(t, func(c *gateway.Config) { c.MaxWaiting = 2 })
+	c := f.open(t, gateway.Consumer{})
+	for range 2 {
+		c.send(agentID, `"messageType":"invokeAction","action":"silent"`)
+		agent.Next(t)
+	}
+	messageID, _ := c.send(agentID, `"messageType":"readProperty","name":"temperature"`)
+	if e := c.errorReply(http.StatusTooManyRequests, messageID); !strings.Contains(e.Detail, "2 requests waiting") {
+		t.Errorf("detail %q", e.Detail)
+	}
+	agent.NothingReceived(t)
+	other := f.open(t, gateway.Consumer{})
+	other.send(agentID, `"messageType":"readProperty","name":"temperature"`)
+	if reply, _ := other.reply(); reply.Type() != lmos.TypePropertyReading {
+		t.Errorf("another connection: %s", reply.Type())
 	}
 }
 

@@ -123,11 +123,15 @@ func (s *Session) register(r *route) *target.Refusal {
 	switch {
 	case s.closed:
 		problem = refusal(http.StatusServiceUnavailable, "the session has ended")
+	case r.kind.waits() && s.waiting >= s.g.cfg.MaxWaiting:
+		problem = refusal(http.StatusTooManyRequests, fmt.Sprintf("a connection may have %d requests waiting for replies", s.g.cfg.MaxWaiting))
 	case !r.kind.waits() && s.subscriptions >= s.g.cfg.MaxSubscriptions:
 		problem = refusal(http.StatusTooManyRequests, fmt.Sprintf("a connection may hold %d subscriptions and observations", s.g.cfg.MaxSubscriptions))
 	default:
 		s.routes[r] = struct{}{}
-		if !r.kind.waits() {
+		if r.kind.waits() {
+			s.waiting++
+		} else {
 			s.subscriptions++
 		}
 	}
@@ -154,17 +158,26 @@ func (r *route) timedOut() {
 	}
 }
 
+// actionTimedOut stops following an action that has not finished: the consumer is told, and
+// the Thing may still finish it (a queryAction asks it).
+func (r *route) actionTimedOut() {
+	r.fail(http.StatusGatewayTimeout, fmt.Sprintf("the action %s of %s did not finish within %s of its first status; the gateway no longer follows it", r.name, r.thingID, r.s.g.cfg.ActionTimeout))
+}
+
 // deliver passes a reply of the Thing on to the consumer.
 func (r *route) deliver(m *lmos.Message) {
 	if r.ended.Load() {
 		return
 	}
-	if r.answered.CompareAndSwap(false, true) {
-		r.stopTimer()
-	}
 	final := r.kind == routeSingle || m.Type() == lmos.TypeError
 	if status, ok := m.Body.(*lmos.ActionStatus); ok && r.kind == routeProgress && status.Over() {
 		final = true
+	}
+	if r.answered.CompareAndSwap(false, true) {
+		r.stopTimer()
+		if !final && r.kind == routeProgress {
+			r.timer.Store(time.AfterFunc(r.s.g.cfg.ActionTimeout, r.actionTimedOut))
+		}
 	}
 	m.CorrelationID = r.replyTo
 	data, err := m.Encode(r.spelling)
@@ -251,7 +264,9 @@ func (r *route) release(reason error, endUpstream bool) {
 	}
 	s.mu.Lock()
 	delete(s.routes, r)
-	if !r.kind.waits() {
+	if r.kind.waits() {
+		s.waiting--
+	} else {
 		s.subscriptions--
 	}
 	s.mu.Unlock()

@@ -64,6 +64,7 @@ type Session struct {
 	closed        bool
 	closeErr      error
 	routes        map[*route]struct{}
+	waiting       int // routes waiting for a reply
 	subscriptions int
 }
 
