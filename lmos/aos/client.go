@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/lmosdir/lmosdir/internal/redirect"
 )
 
 // The JSON-RPC methods this client calls.
@@ -93,43 +93,8 @@ func NewClient(endpoint string, httpClient *http.Client) (*Client, error) {
 	if httpClient != nil {
 		hc = *httpClient
 	}
-	hc.CheckRedirect = redirectPolicy(hc.CheckRedirect)
+	hc.CheckRedirect = redirect.SameOrigin(maxRedirects, hc.CheckRedirect)
 	return &Client{endpoint: u.String(), http: &hc}, nil
-}
-
-// redirectPolicy enforces the client's redirect rules before deferring to the
-// caller's own policy, if any, which may only restrict further.
-func redirectPolicy(next func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
-	return func(req *http.Request, via []*http.Request) error {
-		if len(via) > maxRedirects {
-			return fmt.Errorf("stopped after %d redirects", maxRedirects)
-		}
-		first := via[0]
-		if origin(req.URL) != origin(first.URL) {
-			return fmt.Errorf("refused a redirect to %s, another origin than %s", origin(req.URL), origin(first.URL))
-		}
-		// net/http turns a POST into a bodiless GET on 301, 302 and 303.
-		if req.Method != first.Method {
-			return fmt.Errorf("refused a redirect that turns %s into %s", first.Method, req.Method)
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		return nil
-	}
-}
-
-// origin is scheme://host:port with the default port made explicit, so that
-// http://g and http://g:80 compare equal.
-func origin(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	return u.Scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
 
 // ToolCallRequest asks the guardian whether a tool call may go ahead.

@@ -20,6 +20,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/lmosdir/lmosdir/directory"
+	"github.com/lmosdir/lmosdir/internal/redirect"
 	"github.com/lmosdir/lmosdir/lmos/aos"
 )
 
@@ -171,7 +172,7 @@ func New(cfg Config, dir Directory, log *slog.Logger) (*Gateway, error) {
 		dir:      dir,
 		log:      log,
 		things:   newThingCache(),
-		http:     &http.Client{Transport: cfg.Transport, CheckRedirect: sameHostRedirects},
+		http:     &http.Client{Transport: cfg.Transport, CheckRedirect: redirect.SameOrigin(maxRedirects, nil)},
 		inFlight: make(chan struct{}, cfg.MaxInFlight),
 		sessions: map[*Session]struct{}{},
 	}

@@ -51,6 +51,9 @@ func newHTTPTool(t *testing.T, elsewhere string) *httpTool {
 	mux.HandleFunc("POST /actions/loop", record(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/actions/loop", http.StatusTemporaryRedirect)
 	}))
+	mux.HandleFunc("POST /actions/seeother", record(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/actions/result", http.StatusSeeOther)
+	}))
 	mux.HandleFunc("POST /actions/elsewhere", record(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, elsewhere+"/actions/echo", http.StatusTemporaryRedirect)
 	}))
@@ -78,7 +81,7 @@ func (tool *httpTool) td() string {
 		`"forms":[{"op":"writemultipleproperties","href":"properties","htv:methodName":"PATCH"}],` +
 		`"properties":{"temperature":{"type":"number","readOnly":true,"forms":[{"href":"properties/temperature"}]},` +
 		`"target":{"type":"integer","forms":[{"href":"properties/target"}]}},` +
-		`"actions":{` + strings.Join([]string{action("echo"), action("text"), action("fail"), action("moved"), action("elsewhere"), action("loop")}, ",") + `},` +
+		`"actions":{` + strings.Join([]string{action("echo"), action("text"), action("fail"), action("moved"), action("elsewhere"), action("loop"), action("seeother")}, ",") + `},` +
 		`"events":{"alert":{"forms":[{"href":"events/alert","subprotocol":"sse"}]}}}`
 }
 
@@ -175,13 +178,25 @@ func TestHTTPBinding(t *testing.T) {
 	})
 	t.Run("redirect to another host", func(t *testing.T) {
 		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"elsewhere"`)
-		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "another host") {
+		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "another origin") {
 			t.Errorf("detail %q", e.Detail)
 		}
 		tool.request(t)
 		select {
 		case r := <-other.requests:
 			t.Errorf("the other host got %s %s", r.Method, r.URL)
+		default:
+		}
+	})
+	t.Run("redirect that turns the POST into a GET", func(t *testing.T) {
+		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"seeother","input":{"q":3}`)
+		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "turns POST into GET") {
+			t.Errorf("detail %q", e.Detail)
+		}
+		tool.request(t)
+		select {
+		case r := <-tool.requests:
+			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL)
 		default:
 		}
 	})

@@ -1,30 +1,13 @@
 package gateway
 
 import (
-	"errors"
 	"fmt"
-	"net/http"
 	"path"
 	"strings"
 )
 
 // maxRedirects bounds the redirects the gateway follows on one call to a Thing.
 const maxRedirects = 3
-
-var errCrossHostRedirect = errors.New("the Thing redirected to another host; the gateway only follows redirects on the same scheme, host and port")
-
-// sameHostRedirects lets a Thing move a resource on its own host, never send the gateway
-// to a host no registered TD names.
-func sameHostRedirects(req *http.Request, via []*http.Request) error {
-	if len(via) > maxRedirects {
-		return fmt.Errorf("stopped after %d redirects", maxRedirects)
-	}
-	first := via[0].URL
-	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
-		return errCrossHostRedirect
-	}
-	return nil
-}
 
 func checkHostPattern(pattern string) error {
 	if _, err := path.Match(pattern, ""); err != nil {

@@ -1,4 +1,4 @@
-package aos
+package redirect
 
 import (
 	"net/url"
@@ -21,12 +21,12 @@ func TestOrigin(t *testing.T) {
 		{"http://guardian.example/", "http://guardian.example.evil/"},
 	}
 	for _, pair := range same {
-		if a, b := origin(mustParse(t, pair[0])), origin(mustParse(t, pair[1])); a != b {
+		if a, b := Origin(mustParse(t, pair[0])), Origin(mustParse(t, pair[1])); a != b {
 			t.Errorf("origins of %s and %s differ: %s, %s", pair[0], pair[1], a, b)
 		}
 	}
 	for _, pair := range different {
-		if a, b := origin(mustParse(t, pair[0])), origin(mustParse(t, pair[1])); a == b {
+		if a, b := Origin(mustParse(t, pair[0])), Origin(mustParse(t, pair[1])); a == b {
 			t.Errorf("origins of %s and %s are both %s", pair[0], pair[1], a)
 		}
 	}
