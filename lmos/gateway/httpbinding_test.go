@@ -176,44 +176,30 @@ func TestHTTPBinding(t *testing.T) {
 			t.Errorf("redirected to %s with %q", req.URL.Path, body)
 		}
 	})
-	t.Run("redirect to another host", func(t *testing.T) {
-		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"elsewhere"`)
-		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "another origin") {
-			t.Errorf("detail %q", e.Detail)
-		}
-		tool.request(t)
-		select {
-		case r := <-other.requests:
-			t.Errorf("the other host got %s %s", r.Method, r.URL)
-		default:
-		}
-	})
-	t.Run("redirect that turns the POST into a GET", func(t *testing.T) {
-		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"seeother","input":{"q":3}`)
-		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "turns POST into GET") {
-			t.Errorf("detail %q", e.Detail)
-		}
-		tool.request(t)
-		select {
-		case r := <-tool.requests:
-			t.Errorf("the redirect was followed: %s %s", r.Method, r.URL)
-		default:
-		}
-	})
-	t.Run("redirects without end", func(t *testing.T) {
-		messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"loop"`)
-		if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, "3 redirects") {
-			t.Errorf("detail %q", e.Detail)
-		}
-		for range 4 { // the request and the three redirects followed
-			tool.request(t)
-		}
-		select {
-		case r := <-tool.requests:
-			t.Errorf("a fifth request %s", r.URL)
-		default:
-		}
-	})
+	for _, refused := range []struct {
+		name, action, detail string
+		requests             int       // what the tool gets: the request and the redirects followed
+		untouched            *httpTool // the server that must get nothing more
+	}{
+		{"redirect to another host", "elsewhere", "another origin", 1, other},
+		{"redirect that turns the POST into a GET", "seeother", "turns POST into GET", 1, tool},
+		{"redirects without end", "loop", "3 redirects", 4, tool},
+	} {
+		t.Run(refused.name, func(t *testing.T) {
+			messageID, _ := c.send(toolID, `"messageType":"invokeAction","action":"`+refused.action+`","input":{"q":3}`)
+			if e := c.errorReply(http.StatusBadGateway, messageID); !strings.Contains(e.Detail, refused.detail) {
+				t.Errorf("detail %q", e.Detail)
+			}
+			for range refused.requests {
+				tool.request(t)
+			}
+			select {
+			case r := <-refused.untouched.requests:
+				t.Errorf("a request too many: %s %s", r.Method, r.URL)
+			default:
+			}
+		})
+	}
 	t.Run("no HTTP binding for events", func(*testing.T) {
 		messageID, _ := c.send(toolID, `"messageType":"subscribeEvent","event":"alert"`)
 		c.errorReply(http.StatusNotImplemented, messageID)
