@@ -88,8 +88,9 @@ type Config struct {
 	// Tracer makes the spans of every hop; nil: no spans, and a traceparent is only
 	// carried, never started.
 	Tracer trace.Tracer
-	// Transport carries the HTTP binding's requests and the WebSocket handshakes; nil:
-	// http.DefaultTransport's settings with ConnectTimeout for connecting.
+	// Transport carries the HTTP binding's requests and the WebSocket connections; nil:
+	// http.DefaultTransport's settings with ConnectTimeout for connecting, and the frames
+	// written to a Thing's WebSocket gathered into as few system calls as the load allows.
 	Transport http.RoundTripper
 }
 
@@ -108,13 +109,26 @@ func (c *Config) applyDefaults() {
 	if c.Tracer == nil {
 		c.Tracer = noop.NewTracerProvider().Tracer("")
 	}
-	if c.Transport == nil {
-		transport := http.DefaultTransport.(*http.Transport).Clone()
-		transport.DialContext = (&net.Dialer{Timeout: c.ConnectTimeout, KeepAlive: 30 * time.Second}).DialContext
-		transport.TLSHandshakeTimeout = c.ConnectTimeout
-		transport.MaxIdleConnsPerHost = 64
-		c.Transport = transport
+}
+
+// defaultTransport has http.DefaultTransport's settings with connectTimeout for connecting;
+// wrap, when not nil, wraps each connection it opens.
+func defaultTransport(connectTimeout time.Duration, wrap func(net.Conn) net.Conn) *http.Transport {
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	dial := (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	transport.DialContext = dial
+	if wrap != nil {
+		transport.DialContext = func(ctx context.Context, network, address string) (net.Conn, error) {
+			conn, err := dial(ctx, network, address)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(conn), nil
+		}
 	}
+	transport.TLSHandshakeTimeout = connectTimeout
+	transport.MaxIdleConnsPerHost = 64
+	return transport
 }
 
 func setDefault[T int | float64 | time.Duration](v *T, def T) {
@@ -139,6 +153,7 @@ type Gateway struct {
 	things    *thingCache
 	upstreams *upstreamPool
 	http      *http.Client
+	wsHTTP    *http.Client  // dials the Things' WebSocket connections
 	inFlight  chan struct{} // a slot per request waiting for its reply
 
 	guardianMu    sync.Mutex
@@ -174,7 +189,12 @@ func New(cfg Config, dir Directory, log *slog.Logger) (*Gateway, error) {
 		things:   newThingCache(),
 		http:     &http.Client{Transport: cfg.Transport, CheckRedirect: redirect.SameOrigin(maxRedirects, nil)},
 		inFlight: make(chan struct{}, cfg.MaxInFlight),
+		wsHTTP:   &http.Client{Transport: cfg.Transport, CheckRedirect: redirect.SameOrigin(maxRedirects, nil)},
 		sessions: map[*Session]struct{}{},
+	}
+	if cfg.Transport == nil {
+		g.http.Transport = defaultTransport(cfg.ConnectTimeout, nil)
+		g.wsHTTP.Transport = defaultTransport(cfg.ConnectTimeout, func(c net.Conn) net.Conn { return newCoalescingConn(c) })
 	}
 	g.upstreams = newUpstreamPool(g)
 	return g, nil

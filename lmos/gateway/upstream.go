@@ -76,7 +76,7 @@ func (c *upstreamConn) dial() {
 	g := c.pool.g
 	ctx, cancel := context.WithTimeout(context.Background(), g.cfg.ConnectTimeout)
 	defer cancel()
-	conn, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: g.http, Subprotocols: []string{lmos.Subprotocol}})
+	conn, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{HTTPClient: g.wsHTTP, Subprotocols: []string{lmos.Subprotocol}})
 	if resp != nil && resp.Body != nil {
 		resp.Body.Close()
 	}
