@@ -88,7 +88,7 @@ func (f field) validate() string {
 		return ""
 	case f.kind == kindString && f.check != nil:
 		return f.check(*f.text)
-	case f.kind != kindString && !json.Valid(*f.raw):
+	case f.kind != kindString && !validJSON(*f.raw):
 		return "is not valid JSON"
 	case f.kind == kindObject && !isObject(*f.raw):
 		return "must be a JSON object"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/lmosdir/lmosdir/lmos"
@@ -39,6 +40,30 @@ func FuzzParse(f *testing.F) {
 		}
 		if !bytes.Equal(first, second) {
 			t.Fatalf("encoding is not stable\n first: %s\nsecond: %s", first, second)
+		}
+	})
+}
+
+// FuzzValidJSON holds the gateway's JSON check to encoding/json's: the same documents pass.
+func FuzzValidJSON(f *testing.F) {
+	for _, tc := range validExamples {
+		f.Add([]byte(tc.json))
+	}
+	for _, s := range []string{
+		``, ` `, `{}`, `[]`, `""`, `0`, `-0`, `01`, `-`, `1.`, `.5`, `1.5e`, `1e+`, `1E-7`, `-12.50e+03`,
+		`true`, `tru`, `nul`, `falsey`, `[1,]`, `{"a":1,}`, `{"a" 1}`, `{a:1}`, `[1 2]`, `{"a":[{"b":null}]}`,
+		`"\u00e9\n\"\\\/"`, `"\u00g9"`, `"\x"`, "\"tab\there\"", "\"\xff\xfe\"", ` [ 1 , { } ] `, `{} {}`, `"open`,
+	} {
+		f.Add([]byte(s))
+	}
+	// encoding/json refuses nesting deeper than 10,000.
+	for _, depth := range []int{10000, 10001} {
+		f.Add([]byte(strings.Repeat(`[`, depth) + strings.Repeat(`]`, depth)))
+		f.Add([]byte(strings.Repeat(`{"a":`, depth) + `1` + strings.Repeat(`}`, depth)))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := lmos.ValidJSON(data), json.Valid(data); got != want {
+			t.Fatalf("ValidJSON(%q) = %t, json.Valid says %t", data, got, want)
 		}
 	})
 }

@@ -55,7 +55,7 @@ func problemRank(p Problem) int {
 // duplicate members, and a message whose members repeat is ambiguous. It
 // returns nil members when data is not a JSON object.
 func readObject(data []byte) ([]Member, problemList) {
-	if json.Valid(data) {
+	if validJSON(data) {
 		if members, problems, ok := scanObject(data); ok {
 			return members, problems
 		}

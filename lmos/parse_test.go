@@ -314,6 +314,9 @@ func TestParseRefusals(t *testing.T) {
 		// Thing id.
 		{"missing thing id", object(messageIDMember, readType), []wantProblem{{"thingID", "missing"}}},
 		{"relative thing id", object(`"thingID":"agents/weather"`, messageIDMember, readType), []wantProblem{{"thingID", "absolute URI"}}},
+		{"thing id whose scheme starts with a digit", object(`"thingID":"1urn:weather"`, messageIDMember, readType), []wantProblem{{"thingID", "absolute URI"}}},
+		{"thing id with an empty scheme", object(`"thingID":":weather"`, messageIDMember, readType), []wantProblem{{"thingID", "absolute URI"}}},
+		{"thing id with a character a scheme cannot hold", object(`"thingID":"ur_n:weather"`, messageIDMember, readType), []wantProblem{{"thingID", "absolute URI"}}},
 		{"thing id with a space", object(`"thingID":"urn:weather agent"`, messageIDMember, readType), []wantProblem{{"thingID", "URI"}}},
 		{"thing id with bad percent-encoding", object(`"thingID":"urn:weather%zz"`, messageIDMember, readType), []wantProblem{{"thingID", "percent"}}},
 		{"thing id with two fragments", object(`"thingID":"https://a.example/#b#c"`, messageIDMember, readType), []wantProblem{{"thingID", "URI"}}},

@@ -10,7 +10,7 @@ import (
 // ObjectMembers splits a JSON object into its members in document order, repeated names
 // included, the values as written; it reports false for anything but one JSON object.
 func ObjectMembers(data []byte) ([]Member, bool) {
-	if !json.Valid(data) {
+	if !validJSON(data) {
 		return nil, false
 	}
 	scanned, ok := scanMembers(data)
@@ -30,7 +30,7 @@ type scannedMember struct {
 	repeatedInside string
 }
 
-// scanObject is readObject for data that json.Valid accepted: the members, the first of
+// scanObject is readObject for data that validJSON accepted: the members, the first of
 // each name, and the problems of repeated names.
 func scanObject(data []byte) (members []Member, problems problemList, ok bool) {
 	scanned, ok := scanMembers(data)
@@ -109,7 +109,7 @@ func keyName(quoted []byte) string {
 		return string(quoted[1 : len(quoted)-1])
 	}
 	var name string
-	_ = json.Unmarshal(quoted, &name) // valid: json.Valid accepted the whole
+	_ = json.Unmarshal(quoted, &name) // valid: validJSON accepted the whole
 	return name
 }
 

@@ -1,7 +1,6 @@
 package lmos
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -141,7 +140,7 @@ func (m *Message) extraProblems() problemList {
 		switch {
 		case taken[e.Name]:
 			ps.add(e.Name, "appears more than once")
-		case !json.Valid(e.Value):
+		case !validJSON(e.Value):
 			ps.add(e.Name, "is not valid JSON")
 		}
 		taken[e.Name] = true
@@ -163,13 +162,26 @@ func optionalValue(value string, check func(string) string) string {
 	return check(value)
 }
 
-var schemePrefix = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
-
 func checkAbsoluteURI(s string) string {
-	if !schemePrefix.MatchString(s) {
+	if !hasScheme(s) {
 		return "must be an absolute URI, starting with a scheme such as urn: or https:"
 	}
 	return checkURIReference(s)
+}
+
+// hasScheme reports whether s starts with an RFC 3986 scheme and its colon.
+func hasScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == ':':
+			return i > 0
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 func checkURIReference(s string) string {
