@@ -20,15 +20,20 @@ func (m *Message) Encode(spelling Spelling) ([]byte, error) {
 		return nil, err
 	}
 	var w objectWriter
-	w.member(thingIDName.in(spelling), marshalString(m.ThingID))
-	w.member(messageIDName.in(spelling), marshalString(m.MessageID))
-	w.member(messageTypeName, marshalString(string(m.Type())))
+	w.buf.Grow(encodeBufferSize)
+	w.str(thingIDName.in(spelling), m.ThingID)
+	w.str(messageIDName.in(spelling), m.MessageID)
+	w.str(messageTypeName, string(m.Type()))
 	w.optionalString(correlationIDName.in(spelling), m.CorrelationID)
 	w.optionalString(traceParentName, m.TraceParent)
 	w.optionalString(traceStateName, m.TraceState)
 	for _, f := range m.Body.fields() {
-		if f.present() {
-			w.member(f.name, f.encoded())
+		switch {
+		case !f.present():
+		case f.kind == kindString:
+			w.str(f.name, *f.text)
+		default:
+			w.member(f.name, *f.raw)
 		}
 	}
 	for _, e := range m.Extra {
@@ -37,23 +42,41 @@ func (m *Message) Encode(spelling Spelling) ([]byte, error) {
 	return w.finish()
 }
 
+// encodeBufferSize is room for a typical message, so that encoding it grows no buffer.
+const encodeBufferSize = 512
+
 // objectWriter writes a JSON object member by member, keeping the first error.
 type objectWriter struct {
 	buf bytes.Buffer
 	err error
 }
 
-func (w *objectWriter) member(name string, value json.RawMessage) {
+// name starts a member; it reports false after an error.
+func (w *objectWriter) name(name string) bool {
 	if w.err != nil {
-		return
+		return false
 	}
 	if w.buf.Len() == 0 {
 		w.buf.WriteByte('{')
 	} else {
 		w.buf.WriteByte(',')
 	}
-	w.buf.Write(marshalString(name))
+	w.buf.Write(appendString(w.buf.AvailableBuffer(), name))
 	w.buf.WriteByte(':')
+	return true
+}
+
+// str writes a member whose value is a string.
+func (w *objectWriter) str(name, value string) {
+	if w.name(name) {
+		w.buf.Write(appendString(w.buf.AvailableBuffer(), value))
+	}
+}
+
+func (w *objectWriter) member(name string, value json.RawMessage) {
+	if !w.name(name) {
+		return
+	}
 	if isCompact(value) {
 		w.buf.Write(value)
 		return
@@ -81,7 +104,7 @@ func isCompact(value json.RawMessage) bool {
 
 func (w *objectWriter) optionalString(name, value string) {
 	if value != "" {
-		w.member(name, marshalString(value))
+		w.str(name, value)
 	}
 }
 

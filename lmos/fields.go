@@ -96,14 +96,6 @@ func (f field) validate() string {
 	return ""
 }
 
-// encoded is the field's value as JSON; it assumes validate found nothing.
-func (f field) encoded() json.RawMessage {
-	if f.kind == kindString {
-		return marshalString(*f.text)
-	}
-	return *f.raw
-}
-
 // decodeString returns a received string value and the problem with it, if
 // any. Empty strings are refused because an encoder writes an empty optional
 // member as absent, so accepting them would break round-trips.
@@ -128,18 +120,17 @@ func decodeString(value json.RawMessage) (text, problem string) {
 	return text, ""
 }
 
-// marshalString encodes s as a JSON string, as encoding/json does; the common case of
-// plain printable ASCII, which needs no escapes, skips its reflection.
-func marshalString(s string) json.RawMessage {
+// appendString appends s to b as a JSON string, as encoding/json writes it; the common
+// case of plain printable ASCII, which needs no escapes, skips its reflection.
+func appendString(b []byte, s string) []byte {
 	if isPlain(s) {
-		b := make([]byte, 0, len(s)+2)
 		b = append(b, '"')
 		b = append(b, s...)
 		return append(b, '"')
 	}
 	// Marshaling a string cannot fail.
-	b, _ := json.Marshal(s)
-	return b
+	quoted, _ := json.Marshal(s)
+	return append(b, quoted...)
 }
 
 // isPlain reports whether s holds only printable ASCII that JSON writes as it is:

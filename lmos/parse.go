@@ -18,7 +18,7 @@ func Parse(data []byte) (*Message, error) {
 	if members == nil {
 		return nil, &ValidationError{Problems: problems}
 	}
-	d := decoder{message: &Message{}, problems: problems, seenIDs: map[string]string{}}
+	d := decoder{message: &Message{}, problems: problems}
 	d.decode(members)
 	for _, p := range d.message.problems() {
 		if !d.problems.hasMember(p.Member) {
@@ -75,7 +75,7 @@ type decoder struct {
 	problems    problemList
 	messageType string
 	spellingSet bool
-	seenIDs     map[string]string // canonical identifier member name → spelling seen
+	seenIDs     [3]seenID // the identifier members decoded, at most one of each
 }
 
 func (d *decoder) decode(members []Member) {
@@ -120,11 +120,17 @@ func (d *decoder) decodeCommon(member Member) bool {
 // decodeID decodes an identifier member and takes the message's spelling from
 // the first one, which is the thing id in every example of the specification.
 func (d *decoder) decodeID(member Member, name spelledName, target *string) {
-	if other, seen := d.seenIDs[name.upper]; seen {
-		d.problems.add(member.Name, "repeats "+other+" in another spelling")
-		return
+	free := -1
+	for i, seen := range d.seenIDs {
+		switch {
+		case seen.name == name:
+			d.problems.add(member.Name, "repeats "+seen.spelled+" in another spelling")
+			return
+		case seen.spelled == "" && free < 0:
+			free = i
+		}
 	}
-	d.seenIDs[name.upper] = member.Name
+	d.seenIDs[free] = seenID{name, member.Name}
 	if !d.spellingSet {
 		d.spellingSet = true
 		if member.Name == name.camel {
@@ -145,18 +151,21 @@ func (d *decoder) decodeBody(members []Member) []Member {
 	if d.message.Body == nil {
 		return members
 	}
-	fields := map[string]field{}
-	for _, f := range d.message.Body.fields() {
-		fields[f.name] = f
-	}
+	fields := d.message.Body.fields()
 	var extra []Member
 	for _, member := range members {
-		f, known := fields[member.Name]
-		if !known {
+		i := slices.IndexFunc(fields, func(f field) bool { return f.name == member.Name })
+		if i < 0 {
 			extra = append(extra, member)
 			continue
 		}
-		d.problems.add(member.Name, f.decode(member.Value))
+		d.problems.add(member.Name, fields[i].decode(member.Value))
 	}
 	return extra
+}
+
+// seenID is an identifier member decoded: which one, and how the message spelled it.
+type seenID struct {
+	name    spelledName
+	spelled string
 }

@@ -38,17 +38,16 @@ func scanObject(data []byte) (members []Member, problems problemList, ok bool) {
 		return nil, nil, false
 	}
 	members = make([]Member, 0, len(scanned))
-	counts := make(map[string]int, len(scanned))
+	var seen, repeated nameSet
 	for _, s := range scanned {
-		counts[s.Name]++
-		switch counts[s.Name] {
-		case 2:
-			problems.add(s.Name, "appears more than once")
-		case 1:
+		switch {
+		case seen.add(s.Name):
 			if s.repeatedInside != "" {
 				problems.add(s.Name, fmt.Sprintf("contains member %q more than once", s.repeatedInside))
 			}
 			members = append(members, s.Member)
+		case repeated.add(s.Name):
+			problems.add(s.Name, "appears more than once")
 		}
 	}
 	return members, problems, true
@@ -106,12 +105,41 @@ func skipString(data []byte, i int) int {
 // not UTF-8 (which decoding replaces, as encoding/json does), need decoding.
 func keyName(quoted []byte) string {
 	if !slices.Contains(quoted, '\\') && utf8.Valid(quoted) {
-		return string(quoted[1 : len(quoted)-1])
+		inner := quoted[1 : len(quoted)-1]
+		if name, ok := memberNames[string(inner)]; ok {
+			return name
+		}
+		return string(inner)
 	}
 	var name string
 	_ = json.Unmarshal(quoted, &name) // valid: validJSON accepted the whole
 	return name
 }
+
+// memberNames holds the names of the protocol's members, so that scanning a message takes
+// them from here instead of allocating each one again.
+var memberNames = func() map[string]string {
+	names := map[string]string{}
+	add := func(name string) { names[name] = name }
+	for _, n := range []spelledName{thingIDName, messageIDName, correlationIDName} {
+		add(n.upper)
+		add(n.camel)
+	}
+	add(messageTypeName)
+	add(traceParentName)
+	add(traceStateName)
+	for _, t := range []Type{
+		TypeInvokeAction, TypeCancelAction, TypeQueryAction, TypeActionStatus,
+		TypeSubscribeEvent, TypeUnsubscribeEvent, TypeSubscribeAllEvents, TypeUnsubscribeAllEvents,
+		TypeReadProperty, TypePropertyReading, TypePropertyReadings, TypeWriteProperty,
+		TypeWriteMultipleProperties, TypeObserveProperty, TypeUnobserveProperty, TypeEvent, TypeError,
+	} {
+		for _, f := range newBody(t).fields() {
+			add(f.name)
+		}
+	}
+	return names
+}()
 
 // skipValue returns the offset just past the value that starts at i, and a member name
 // that repeats within one object nested in it, or "".
