@@ -37,7 +37,8 @@ type Config struct {
 	N int
 	// Seed selects the generated Things.
 	Seed int64
-	// Preload registers the N Things before the scenarios run.
+	// Preload registers the N Things before the scenarios run, when one of them addresses
+	// them (events and gateway do not).
 	Preload bool
 	// AllowRemote permits a target that is not on this machine's loopback.
 	AllowRemote bool
@@ -101,7 +102,7 @@ func Run(ctx context.Context, cfg Config, report func(Result) error) error {
 	}
 	b.probes = sync.OnceValue(b.describeProbes)
 	b.server = findServer(cfg)
-	if cfg.Preload {
+	if cfg.Preload && (len(cfg.Scenarios) == 0 || addressesThings(cfg.Scenarios)) {
 		r, err := b.preload(ctx)
 		if err != nil {
 			return err
@@ -207,6 +208,20 @@ type scenario struct {
 	// run replaces the concurrent clients of next for a scenario that drives its own load;
 	// it reports each result it produces.
 	run func(ctx context.Context, b *bench, report func(Result) error) error
+}
+
+// addressesThings reports whether one of the named scenarios addresses the preloaded
+// Things. Those that drive a load of their own do not: preloading for them would only
+// leave the directory expanding the Things' TDs while they measure.
+func addressesThings(names []string) bool {
+	for _, name := range names {
+		for _, s := range scenarios[name].expand() {
+			if s.run == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s scenario) expand() []scenario {

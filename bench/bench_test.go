@@ -175,3 +175,14 @@ func TestReportRoundTrip(t *testing.T) {
 		t.Errorf("a missing results file: %v %v", missing, err)
 	}
 }
+
+func TestPreloadOnlyForScenariosThatAddressThings(t *testing.T) {
+	for names, want := range map[string]bool{
+		"gateway": false, "events": false, "gateway,events": false,
+		"get": true, "events,put": true, "jsonpath-title": true,
+	} {
+		if got := addressesThings(strings.Split(names, ",")); got != want {
+			t.Errorf("addressesThings(%s) = %t", names, got)
+		}
+	}
+}
