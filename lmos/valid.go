@@ -34,9 +34,9 @@ func (v *jsonValidator) value(i, depth int) (int, bool) {
 	}
 	switch c := v.data[i]; {
 	case c == '{':
-		return v.object(i+1, depth+1)
+		return v.items(i+1, depth+1, '}', v.member)
 	case c == '[':
-		return v.array(i+1, depth+1)
+		return v.items(i+1, depth+1, ']', v.value)
 	case c == '"':
 		return v.str(i + 1)
 	case c == '-' || ('0' <= c && c <= '9'):
@@ -51,33 +51,26 @@ func (v *jsonValidator) value(i, depth int) (int, bool) {
 	return i, false
 }
 
-func (v *jsonValidator) object(i, depth int) (int, bool) {
+// items checks the comma-separated items of an object or an array, each with item, up to
+// the closing byte.
+func (v *jsonValidator) items(i, depth int, closing byte, item func(i, depth int) (int, bool)) (int, bool) {
 	if depth > maxJSONDepth {
 		return i, false
 	}
 	i = v.space(i)
-	if i < len(v.data) && v.data[i] == '}' {
+	if i < len(v.data) && v.data[i] == closing {
 		return i + 1, true
 	}
 	for {
-		if i >= len(v.data) || v.data[i] != '"' {
-			return i, false
-		}
 		var ok bool
-		if i, ok = v.str(i + 1); !ok {
-			return i, false
-		}
-		if i = v.space(i); i >= len(v.data) || v.data[i] != ':' {
-			return i, false
-		}
-		if i, ok = v.value(v.space(i+1), depth); !ok {
+		if i, ok = item(i, depth); !ok {
 			return i, false
 		}
 		if i = v.space(i); i >= len(v.data) {
 			return i, false
 		}
 		switch v.data[i] {
-		case '}':
+		case closing:
 			return i + 1, true
 		case ',':
 			i = v.space(i + 1)
@@ -87,31 +80,19 @@ func (v *jsonValidator) object(i, depth int) (int, bool) {
 	}
 }
 
-func (v *jsonValidator) array(i, depth int) (int, bool) {
-	if depth > maxJSONDepth {
+// member checks an object's name, colon and value at i.
+func (v *jsonValidator) member(i, depth int) (int, bool) {
+	if i >= len(v.data) || v.data[i] != '"' {
 		return i, false
 	}
-	i = v.space(i)
-	if i < len(v.data) && v.data[i] == ']' {
-		return i + 1, true
+	i, ok := v.str(i + 1)
+	if !ok {
+		return i, false
 	}
-	for {
-		var ok bool
-		if i, ok = v.value(i, depth); !ok {
-			return i, false
-		}
-		if i = v.space(i); i >= len(v.data) {
-			return i, false
-		}
-		switch v.data[i] {
-		case ']':
-			return i + 1, true
-		case ',':
-			i = v.space(i + 1)
-		default:
-			return i, false
-		}
+	if i = v.space(i); i >= len(v.data) || v.data[i] != ':' {
+		return i, false
 	}
+	return v.value(v.space(i+1), depth)
 }
 
 // str checks a string whose opening quote is just before i.
