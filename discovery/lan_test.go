@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
@@ -70,10 +69,7 @@ func runAnnouncer() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM)
-	fmt.Println("ready")
-	<-stop
+	netlab.AwaitStop(nil)
 	announcer.Shutdown()
 	return 0
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/lmosdir/lmosdir/directory"
 	"github.com/lmosdir/lmosdir/internal/dirtest"
+	"github.com/lmosdir/lmosdir/internal/testsync"
 )
 
 // thingServer serves one TD at /td, as a Thing on the LAN does, and counts the requests.
@@ -81,34 +82,16 @@ func thingTD(id, title string) string {
 	return fmt.Sprintf(`{"@context":"https://www.w3.org/2022/wot/td/v1.1","id":%q,"title":%q,"securityDefinitions":{"n":{"scheme":"nosec"}},"security":"n"}`, id, title)
 }
 
-// logBuffer collects what the registrar logs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type registrarLab struct {
 	dir       *directory.Service
 	registrar *Registrar
-	log       *logBuffer
+	log       *testsync.Buffer
 }
 
 // newRegistrarLab runs a registrar on a directory of its own until the test ends.
 func newRegistrarLab(t *testing.T, opts RegistrarOptions) *registrarLab {
 	t.Helper()
-	lab := &registrarLab{dir: dirtest.NewEmbedded(t, directory.Options{}), log: &logBuffer{}}
+	lab := &registrarLab{dir: dirtest.NewEmbedded(t, directory.Options{}), log: &testsync.Buffer{}}
 	if opts.Refresh == 0 {
 		opts.Refresh = time.Hour
 	}
@@ -133,12 +116,7 @@ func newRegistrarLab(t *testing.T, opts RegistrarOptions) *registrarLab {
 // await waits until cond holds, failing the test after a generous deadline.
 func await(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testsync.Await(t, what, 15*time.Second, cond)
 }
 
 func (lab *registrarLab) get(id string) (directory.Thing, error) {

@@ -451,15 +451,7 @@ func runThing() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGUSR1)
-	fmt.Println("ready")
-	for sig := range signals {
-		if sig == syscall.SIGTERM {
-			break
-		}
-		server.SetText(changedTXT)
-	}
+	netlab.AwaitStop(func() { server.SetText(changedTXT) })
 	server.Shutdown()
 	return 0
 }

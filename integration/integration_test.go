@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/lmosdir/lmosdir/internal/pgtest"
+	"github.com/lmosdir/lmosdir/internal/testsync"
 	"github.com/lmosdir/lmosdir/migrations"
 )
 
@@ -73,7 +74,7 @@ func lmosdir(t *testing.T, env []string, args ...string) (string, error) {
 type process struct {
 	cmd  *osexec.Cmd
 	url  string
-	logs *syncBuffer
+	logs *testsync.Buffer
 	// exited is closed when the process has ended; err is its exit status then.
 	exited chan struct{}
 	err    error
@@ -100,23 +101,6 @@ func (p *process) stop(t *testing.T) error {
 		<-p.exited
 		return errors.New("lmosdir did not stop within 20s of SIGTERM")
 	}
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func freePort(t *testing.T) int {
@@ -155,7 +139,7 @@ func command(t *testing.T, dir string, args ...string) *osexec.Cmd {
 // start runs cmd in the background; it is stopped with SIGTERM at cleanup.
 func start(t *testing.T, cmd *osexec.Cmd, url string) *process {
 	t.Helper()
-	p := &process{cmd: cmd, url: url, logs: &syncBuffer{}, exited: make(chan struct{})}
+	p := &process{cmd: cmd, url: url, logs: &testsync.Buffer{}, exited: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.logs, p.logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 	"github.com/grandcat/zeroconf"
 
 	"github.com/lmosdir/lmosdir/internal/netlab"
+	"github.com/lmosdir/lmosdir/internal/testsync"
 )
 
 // Roles this test binary plays on lab hosts.
@@ -69,20 +69,13 @@ func runThing() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGTERM, syscall.SIGUSR1)
-	fmt.Println("ready")
-	for s := range signals {
-		if s == syscall.SIGUSR1 {
-			mu.Lock()
-			td = strings.Replace(td, `"title":"`, `"title":"updated `, 1)
-			mu.Unlock()
-			continue
-		}
-		server.Shutdown()
-		fmt.Println("requests", requests.Load())
-		return 0
-	}
+	netlab.AwaitStop(func() {
+		mu.Lock()
+		td = strings.Replace(td, `"title":"`, `"title":"updated `, 1)
+		mu.Unlock()
+	})
+	server.Shutdown()
+	fmt.Println("requests", requests.Load())
 	return 0
 }
 
@@ -113,14 +106,14 @@ func runGet() int {
 // announcedThing is a Thing announcer running on a lab host.
 type announcedThing struct {
 	cmd *exec.Cmd
-	out *syncBuffer
+	out *testsync.Buffer
 }
 
 func announceThing(t *testing.T, host *netlab.Host, instance string, port int, td string, env ...string) *announcedThing {
 	t.Helper()
 	cmd := host.Command(context.WithoutCancel(t.Context()), os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), append(env, thingRole+"="+instance, fmt.Sprintf("LMOSDIR_ITEST_PORT=%d", port), "LMOSDIR_ITEST_TD="+td)...)
-	a := &announcedThing{cmd: cmd, out: &syncBuffer{}}
+	a := &announcedThing{cmd: cmd, out: &testsync.Buffer{}}
 	cmd.Stdout, cmd.Stderr = a.out, a.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -153,12 +146,7 @@ func (a *announcedThing) stop(t *testing.T) int {
 
 func awaitLAN(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+	testsync.Await(t, what, 30*time.Second, cond)
 }
 
 // getFrom makes a GET of url on host and returns the status and body.

@@ -185,10 +185,7 @@ func TestMigrateEvents(t *testing.T) {
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if err := MigrateDown(ctx, path, int(latestVersion)-eventsVersion+1); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, path, eventsVersion-1, false)
+	migrateBelow(t, path, eventsVersion)
 	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
 		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
 		INSERT INTO thing_expansions (thing, done) SELECT num, 0 FROM things;
@@ -212,10 +209,7 @@ func TestMigrateEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := MigrateDown(ctx, path, int(latestVersion)-eventsVersion+1); err != nil {
-		t.Fatalf("MigrateDown of 000004: %v", err)
-	}
-	wantVersion(t, path, eventsVersion-1, false)
+	migrateBelow(t, path, eventsVersion)
 	// Nothing of 000004 is left in the way.
 	execSQL(t, path, `CREATE TABLE events (x INTEGER); DROP TABLE events; CREATE TABLE event_log (x INTEGER); DROP TABLE event_log`)
 	if err := MigrateUp(ctx, path); err != nil {

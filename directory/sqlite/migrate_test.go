@@ -33,6 +33,15 @@ func forceSchema(t *testing.T, path string, version int, dirty bool) {
 	execSQL(t, path, fmt.Sprintf(`UPDATE %s SET version = %d, dirty = %t`, migrationsTable, version, dirty))
 }
 
+// migrateBelow takes the database at path down to the version before version.
+func migrateBelow(t *testing.T, path string, version uint) {
+	t.Helper()
+	if err := MigrateDown(testContext(t), path, int(latestVersion-version)+1); err != nil {
+		t.Fatalf("MigrateDown of %06d: %v", version, err)
+	}
+	wantVersion(t, path, version-1, false)
+}
+
 func wantVersion(t *testing.T, path string, version uint, dirty bool) {
 	t.Helper()
 	v, d, err := MigrateVersion(testContext(t), path)
@@ -242,10 +251,7 @@ func TestMigrateOrigin(t *testing.T) {
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatal(err)
 	}
-	if err := MigrateDown(ctx, path, int(latestVersion)-originVersion+1); err != nil {
-		t.Fatal(err)
-	}
-	wantVersion(t, path, originVersion-1, false)
+	migrateBelow(t, path, originVersion)
 	before := tableSQL(t, path, "things")
 	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
 		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
@@ -269,10 +275,7 @@ func TestMigrateOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := MigrateDown(ctx, path, int(latestVersion)-originVersion+1); err != nil {
-		t.Fatalf("MigrateDown of 000005: %v", err)
-	}
-	wantVersion(t, path, originVersion-1, false)
+	migrateBelow(t, path, originVersion)
 	if after := tableSQL(t, path, "things"); after != before {
 		t.Fatalf("things after going down:\n%s\nwant, as 000004 made it:\n%s", after, before)
 	}

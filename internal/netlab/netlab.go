@@ -14,6 +14,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
+	"syscall"
 	"testing"
 )
 
@@ -125,4 +127,21 @@ func unavailable() string {
 		return "the unshare command (util-linux) is missing"
 	}
 	return ""
+}
+
+// AwaitStop ends a role that a lab test runs on a host: it prints "ready", which the test
+// waits for, calls changed (when not nil) on every SIGUSR1, and returns on SIGTERM.
+func AwaitStop(changed func()) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGUSR1)
+	defer signal.Stop(signals)
+	fmt.Println("ready")
+	for sig := range signals {
+		if sig == syscall.SIGTERM {
+			return
+		}
+		if changed != nil {
+			changed()
+		}
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lmosdir/lmosdir/internal/lmostest"
+	"github.com/lmosdir/lmosdir/internal/testsync"
 	"github.com/lmosdir/lmosdir/lmos"
 	"github.com/lmosdir/lmosdir/lmos/gateway"
 )
@@ -491,13 +492,7 @@ func TestSessionsEndWhenTheGatewayStops(t *testing.T) {
 // waitFor polls cond until it holds, for up to 5 s.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5 s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testsync.Await(t, "the condition", 5*time.Second, cond)
 }
 
 func TestUnsubscribeWithCorrelationEndsOneSubscription(t *testing.T) {
