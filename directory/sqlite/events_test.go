@@ -186,10 +186,7 @@ func TestMigrateEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	migrateBelow(t, path, eventsVersion)
-	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
-		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
-		INSERT INTO thing_expansions (thing, done) SELECT num, 0 FROM things;
-		UPDATE write_seq SET last = 1`)
+	insertThingBefore(t, path)
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,16 @@ func forceSchema(t *testing.T, path string, version int, dirty bool) {
 	execSQL(t, path, fmt.Sprintf(`UPDATE %s SET version = %d, dirty = %t`, migrationsTable, version, dirty))
 }
 
+// insertThingBefore registers urn:m:a by SQL in a database migrated below a version,
+// where the store cannot open it.
+func insertThingBefore(t *testing.T, path string) {
+	t.Helper()
+	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
+		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
+		INSERT INTO thing_expansions (thing, done) SELECT num, 0 FROM things;
+		UPDATE write_seq SET last = 1`)
+}
+
 // migrateBelow takes the database at path down to the version before version.
 func migrateBelow(t *testing.T, path string, version uint) {
 	t.Helper()
@@ -253,10 +263,7 @@ func TestMigrateOrigin(t *testing.T) {
 	}
 	migrateBelow(t, path, originVersion)
 	before := tableSQL(t, path, "things")
-	execSQL(t, path, `INSERT INTO things (id, created, modified, expires, ttl, member_seq, revision, document) VALUES
-		('urn:m:a', 1, 1, NULL, NULL, 1, 1, CAST('{"id":"urn:m:a"}' AS BLOB));
-		INSERT INTO thing_expansions (thing, done) SELECT num, 0 FROM things;
-		UPDATE write_seq SET last = 1`)
+	insertThingBefore(t, path)
 	if err := MigrateUp(ctx, path); err != nil {
 		t.Fatal(err)
 	}
