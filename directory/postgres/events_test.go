@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -232,5 +233,71 @@ func TestPurgeExpiredPassesOverLockedIDs(t *testing.T) {
 	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM events
 WHERE (document IS NULL) <> (type <> 'thing_created') OR (patch IS NULL) <> (type <> 'thing_updated')`).Scan(&misfits); err != nil || misfits != 0 {
 		t.Fatalf("%d events with a NULL document or patch where it should not be, or none where it should (%v)", misfits, err)
+	}
+}
+
+// TestSubscriptionsEndWhenTheLogLostEvents: the database comes back without events it had
+// recorded, as after a restore. A subscription that follows the hub, and one that resumed
+// from a lost id and has not read yet, both end with ErrEventsGone instead of waiting for
+// ids the database will give to other events.
+func TestSubscriptionsEndWhenTheLogLostEvents(t *testing.T) {
+	ctx := testContext(t)
+	s, dbURL := open(t)
+	dir := directory.NewService(s, nil, directory.Options{})
+	runCtx, stop := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- dir.RunEvents(runCtx, slog.New(slog.DiscardHandler)) }()
+	t.Cleanup(func() {
+		stop()
+		<-ran
+	})
+	var live *directory.Subscription
+	for deadline := time.Now().Add(10 * time.Second); live == nil; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if live, err = dir.Subscribe(ctx, nil, directory.EventFilter{}); err != nil && !errors.Is(err, directory.ErrEventsStopped) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the hub did not start within 10 s")
+		}
+	}
+	defer live.Close()
+	for _, id := range []string{"urn:x:kept", "urn:x:lost-1", "urn:x:lost-2"} {
+		putThing(t, s, id, time.Now())
+	}
+	var ids []int64
+	for range 3 {
+		e, err := live.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, e.ID)
+	}
+	lastSeen := ids[2]
+	resumed, err := dir.Subscribe(ctx, &lastSeen, directory.EventFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resumed.Close()
+
+	conn := connect(t, dbURL)
+	if _, err := conn.Exec(ctx, `DELETE FROM events WHERE id > $1`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT setval('events_id_seq', $1)`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	putThing(t, s, "urn:x:after", time.Now())
+
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if e, err := live.Next(wait); !errors.Is(err, directory.ErrEventsGone) {
+		t.Fatalf("the live subscription got %v, %v; want ErrEventsGone", e, err)
+	}
+	if e, err := resumed.Next(wait); !errors.Is(err, directory.ErrEventsGone) {
+		t.Fatalf("the resumed subscription got %v, %v; want ErrEventsGone", e, err)
+	}
+	if _, err := dir.Subscribe(ctx, &lastSeen, directory.EventFilter{}); !errors.Is(err, directory.ErrEventsGone) {
+		t.Fatalf("resuming after a lost event: %v, want ErrEventsGone", err)
 	}
 }
